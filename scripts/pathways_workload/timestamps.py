@@ -1,0 +1,54 @@
+"""RFC 3339 timestamps as integer nanoseconds since the Unix epoch.
+
+Python datetimes keep microseconds only; log entries carry nanoseconds, so every
+comparison and sort in this tool goes through these integers instead.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+NANOS_PER_SECOND = 1_000_000_000
+_EPOCH_ORDINAL = datetime.date(1970, 1, 1).toordinal()
+
+_TIMESTAMP_RE = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})"
+    r"(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?"
+    r"(?:([Zz])|([+-])(\d{2}):?(\d{2})?)?)?"
+)
+
+
+def parse_timestamp_ns(text: str) -> int:
+    """Parse an RFC 3339 timestamp (or a date, meaning midnight UTC) to nanoseconds.
+
+    Accepts `Z`, `+HH:MM`, `+HHMM` and `+HH` offsets, up to nine fractional
+    digits (more are truncated) and no offset (UTC). Raises ValueError otherwise.
+    """
+    match = _TIMESTAMP_RE.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(f"not an RFC 3339 timestamp: {text!r}")
+    year, month, day, hour, minute, second, fraction, _, sign, off_h, off_m = match.groups()
+    try:
+        ordinal = datetime.date(int(year), int(month), int(day)).toordinal()
+    except ValueError as error:
+        raise ValueError(f"not a valid date: {text!r}") from error
+    hours, minutes, seconds = int(hour or 0), int(minute or 0), int(second or 0)
+    if hours > 23 or minutes > 59 or seconds > 60:
+        raise ValueError(f"not a valid time of day: {text!r}")
+    total = (ordinal - _EPOCH_ORDINAL) * 86400 + hours * 3600 + minutes * 60 + seconds
+    if sign:
+        offset = int(off_h) * 3600 + int(off_m or 0) * 60
+        total -= offset if sign == "+" else -offset
+    nanos = int((fraction or "")[:9].ljust(9, "0"))
+    return total * NANOS_PER_SECOND + nanos
+
+
+def format_timestamp_ns(nanos: int) -> str:
+    """Format nanoseconds as RFC 3339 UTC with `Z`, keeping only the fraction needed."""
+    seconds, fraction = divmod(nanos, NANOS_PER_SECOND)
+    moment = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=seconds)
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if fraction:
+        text += "." + f"{fraction:09d}".rstrip("0")
+    return text + "Z"
