@@ -1,0 +1,104 @@
+"""Read the parts of a LogEntry a person needs: where it came from, what it says."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pathways_workload.sources.base import Entry
+
+NODE_LABEL = "compute.googleapis.com/resource_name"
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def resource_labels(entry: Entry) -> dict[str, Any]:
+    return _dict(_dict(entry.get("resource")).get("labels"))
+
+
+def resource_type(entry: Entry) -> str:
+    kind = _dict(entry.get("resource")).get("type")
+    return kind if isinstance(kind, str) else ""
+
+
+def entry_labels(entry: Entry) -> dict[str, Any]:
+    return _dict(entry.get("labels"))
+
+
+def pod_of(entry: Entry) -> str | None:
+    pod = resource_labels(entry).get("pod_name")
+    return pod if isinstance(pod, str) else None
+
+
+def container_of(entry: Entry) -> str | None:
+    container = resource_labels(entry).get("container_name")
+    return container if isinstance(container, str) else None
+
+
+def node_of(entry: Entry) -> str | None:
+    """The node (GCE instance) an entry is about, wherever the entry says it."""
+    for value in (
+        entry_labels(entry).get(NODE_LABEL),
+        resource_labels(entry).get("node_name"),
+        _instance_from_audit(entry),
+        _dict(_dict(entry.get("jsonPayload")).get("source")).get("host"),
+    ):
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _instance_from_audit(entry: Entry) -> str | None:
+    name = _dict(entry.get("protoPayload")).get("resourceName")
+    if isinstance(name, str) and "/instances/" in name:
+        return name.rsplit("/", 1)[-1]
+    return None
+
+
+def where(entry: Entry) -> str:
+    """`namespace/pod/container`, `node/NAME`, `instance/NAME` or `cluster/NAME`."""
+    labels = resource_labels(entry)
+    kind = resource_type(entry)
+    if kind in ("k8s_container", "k8s_pod"):
+        parts = [labels.get("namespace_name"), labels.get("pod_name"), labels.get("container_name")]
+        return "/".join(str(part) for part in parts if part)
+    if kind == "k8s_node":
+        return f"node/{labels.get('node_name', '?')}"
+    if kind == "gce_instance":
+        return f"instance/{node_of(entry) or labels.get('instance_id', '?')}"
+    if kind == "gke_nodepool":
+        return (
+            f"cluster/{labels.get('cluster_name', '?')}/nodepool/{labels.get('nodepool_name', '?')}"
+        )
+    return f"cluster/{labels.get('cluster_name', kind or '?')}"
+
+
+def message(entry: Entry) -> str:
+    """The human part of an entry: text, message, event or audit summary, else compact JSON."""
+    text = entry.get("textPayload")
+    if isinstance(text, str):
+        return text
+    payload = _dict(entry.get("jsonPayload"))
+    involved = _dict(payload.get("involvedObject"))
+    if involved and "reason" in payload:
+        return (
+            f"{payload.get('reason')}: {payload.get('message', '')} "
+            f"({involved.get('kind', '?')}/{involved.get('name', '?')})"
+        )
+    for key in ("message", "MESSAGE"):
+        if isinstance(payload.get(key), str):
+            return str(payload[key])
+    audit = _dict(entry.get("protoPayload"))
+    if audit:
+        status = _dict(audit.get("status")).get("message")
+        summary = f"{audit.get('methodName', '?')} {audit.get('resourceName', '')}".strip()
+        return f"{summary}: {status}" if status else summary
+    body = payload or entry.get("protoPayload")
+    return json.dumps(body, sort_keys=True, ensure_ascii=False) if body else ""
+
+
+def severity(entry: Entry) -> str:
+    value = entry.get("severity")
+    return value if isinstance(value, str) and value else "DEFAULT"

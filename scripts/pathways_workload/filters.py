@@ -1,0 +1,78 @@
+"""Small builders for Logging query language text.
+
+Every value is double-quoted and escaped, every OR group parenthesized, so no
+user-supplied string can close its quotes or add a clause.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from pathways_workload.errors import UsageError
+from pathways_workload.window import Window
+
+MESSAGE_FIELDS = ("textPayload", "jsonPayload.message", "jsonPayload.MESSAGE")
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+_RE2_SPECIAL_RE = re.compile(r"([\\.^$|?*+()\[\]{}-])")
+
+
+def quote(value: str) -> str:
+    """Quote a value as a filter string; control characters are refused."""
+    if _CONTROL_RE.search(value):
+        raise UsageError(f"{value!r}: control characters cannot be searched for; remove them")
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def regex_literal(value: str) -> str:
+    """Escape a literal for use inside an RE2 pattern."""
+    return _RE2_SPECIAL_RE.sub(r"\\\1", value)
+
+
+def label(key: str) -> str:
+    """The path of an entry label whose key has slashes or dots: `labels."k"`."""
+    return f"labels.{quote(key)}"
+
+
+def equals(field: str, value: str) -> str:
+    return f"{field}={quote(value)}"
+
+
+def one_of(field: str, values: Sequence[str], operator: str = "=") -> str:
+    """`field=("a" OR "b")`, or `field="a"` for a single value."""
+    if not values:
+        raise ValueError("one_of needs at least one value")
+    if len(values) == 1:
+        return f"{field}{operator}{quote(values[0])}"
+    return f"{field}{operator}(" + " OR ".join(quote(value) for value in values) + ")"
+
+
+def any_of(clauses: Iterable[str]) -> str:
+    """OR the clauses, parenthesized; a single clause is returned as is.
+
+    A clause that is itself a conjunction (several lines) gets its own
+    parentheses, since OR binds tighter than AND.
+    """
+    items = [f"({clause})" if "\n" in clause else clause for clause in clauses if clause]
+    if len(items) == 1:
+        return items[0]
+    return "(" + " OR ".join(items) + ")"
+
+
+def all_of(clauses: Iterable[str]) -> str:
+    """AND the clauses, one per line (a newline is an implicit AND)."""
+    return "\n".join(clause for clause in clauses if clause)
+
+
+def message_has_any(terms: Sequence[str]) -> str:
+    """Case-insensitive substring match of any term in the message fields only."""
+    return any_of(one_of(field, terms, ":") for field in MESSAGE_FIELDS)
+
+
+def within(window: Window) -> str:
+    """The explicit, inclusive time bounds every filter carries."""
+    return f'timestamp>="{window.start}"\ntimestamp<="{window.end}"'
+
+
+def log_id(name: str) -> str:
+    return f"log_id({quote(name)})"

@@ -1,0 +1,25 @@
+"""Which nodes hosted the workload: from Scheduled events and the lines' node label."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pathways_workload.describe import NODE_LABEL, entry_labels, message
+from pathways_workload.sources.base import Result
+
+_ASSIGNED_RE = re.compile(r"Successfully assigned \S+ to (\S+)")
+
+
+def nodes_from(results: Sequence[Result]) -> tuple[str, ...]:
+    """Node names found in discovery results, sorted."""
+    found: set[str] = set()
+    for result in results:
+        for entry in result.entries:
+            assigned = _ASSIGNED_RE.search(message(entry))
+            if assigned:
+                found.add(assigned.group(1))
+            node = entry_labels(entry).get(NODE_LABEL)
+            if isinstance(node, str) and node:
+                found.add(node)
+    return tuple(sorted(found))

@@ -1,0 +1,60 @@
+"""What an action builds (queries) and what it is built from (a request)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from pathways_workload.target import Target
+from pathways_workload.window import Window
+
+SEVERITIES = (
+    "DEFAULT",
+    "DEBUG",
+    "INFO",
+    "NOTICE",
+    "WARNING",
+    "ERROR",
+    "CRITICAL",
+    "ALERT",
+    "EMERGENCY",
+)
+NODES_PLACEHOLDER = "NODES-FROM-THE-DISCOVERY-QUERY-ABOVE"
+
+
+@dataclasses.dataclass(frozen=True)
+class Query:
+    """One Cloud Logging filter and the question it answers."""
+
+    purpose: str
+    filter: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """How the answer is shaped (the shaping flags)."""
+
+    min_severity: str | None = None
+    extra_terms: tuple[str, ...] = ()
+    limit: int = 200
+    order: str = "asc"
+    first_per_pod: int | None = None
+    fetch_limit: int = 1000
+    filter_text: str | None = None
+
+    @property
+    def fetch_size(self) -> int:
+        """How many entries a query needs: the fetch limit when grouping, else the limit."""
+        return self.fetch_limit if self.first_per_pod else self.limit
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """Everything a builder needs; `nodes` is None until the workload's nodes are known."""
+
+    target: Target
+    window: Window
+    options: Options = Options()
+    nodes: tuple[str, ...] | None = None
+
+    def with_nodes(self, nodes: tuple[str, ...]) -> Request:
+        return dataclasses.replace(self, nodes=nodes)

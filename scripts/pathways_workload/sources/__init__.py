@@ -1,0 +1,1 @@
+"""Where entries come from: recorded exports (offline) or Cloud Logging."""

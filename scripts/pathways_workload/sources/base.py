@@ -1,0 +1,55 @@
+"""The interface every source implements, and the ordering they share."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from pathways_workload.query import Query
+from pathways_workload.timestamps import parse_timestamp_ns
+
+Entry = dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Fetch:
+    """Run `query` and return at most `limit` entries, earliest first (or latest for desc)."""
+
+    query: Query
+    limit: int
+    order: str = "asc"
+
+
+@dataclasses.dataclass
+class Result:
+    """The entries a fetch returned, in its order, and whether more matched."""
+
+    fetch: Fetch
+    entries: list[Entry]
+    truncated: bool = False
+    requests: int = 0
+
+
+class Source(Protocol):
+    """Runs fetches; independent fetches may run together (one pass, or concurrently)."""
+
+    def run(self, fetches: Sequence[Fetch]) -> list[Result]: ...
+
+
+def entry_time_ns(entry: Entry) -> int:
+    """The entry's timestamp in nanoseconds (receiveTimestamp, else 0, when it has none)."""
+    for key in ("timestamp", "receiveTimestamp"):
+        value = entry.get(key)
+        if isinstance(value, str):
+            try:
+                return parse_timestamp_ns(value)
+            except ValueError:
+                continue
+    return 0
+
+
+def sort_key(entry: Entry) -> tuple[int, str]:
+    """Cloud Logging's order: timestamp with nanoseconds, ties broken by insertId."""
+    insert_id = entry.get("insertId")
+    return entry_time_ns(entry), insert_id if isinstance(insert_id, str) else ""

@@ -1,0 +1,120 @@
+"""The time window every query is bounded by, from the window flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from pathways_workload.errors import UsageError
+from pathways_workload.timestamps import NANOS_PER_SECOND, format_timestamp_ns, parse_timestamp_ns
+
+DEFAULT_DURATION = "1h"
+ISSUE_HALF_WIDTH_NS = 30 * 60 * NANOS_PER_SECOND
+_DURATION_RE = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
+_UNIT_SECONDS = (86400, 3600, 60, 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class Window:
+    """A closed interval of instants, in nanoseconds since the epoch."""
+
+    start_ns: int
+    end_ns: int
+
+    @property
+    def start(self) -> str:
+        return format_timestamp_ns(self.start_ns)
+
+    @property
+    def end(self) -> str:
+        return format_timestamp_ns(self.end_ns)
+
+    def describe(self) -> str:
+        """One line for stderr: the bounds and the length."""
+        return (
+            f"window: {self.start} .. {self.end} ({format_duration(self.end_ns - self.start_ns)})"
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class WindowFlags:
+    """The window flags as given; None where the flag was not passed."""
+
+    start_time: str | None = None
+    end_time: str | None = None
+    duration: str | None = None
+    issue_time: str | None = None
+
+    def any_given(self) -> bool:
+        return any(value is not None for value in dataclasses.astuple(self))
+
+
+def parse_duration_ns(text: str) -> int:
+    """Parse `30m`, `1h`, `1h30m`, `90s`, `2d` to nanoseconds; it must be positive."""
+    match = _DURATION_RE.fullmatch(text.strip())
+    if not text.strip() or match is None:
+        raise UsageError(f"--duration={text}: not a duration; use e.g. 30m, 1h, 1h30m or 90s")
+    seconds = sum(int(part or 0) * unit for part, unit in zip(match.groups(), _UNIT_SECONDS))
+    if seconds <= 0:
+        raise UsageError(f"--duration={text}: must be longer than zero, e.g. 30m or 1h")
+    return seconds * NANOS_PER_SECOND
+
+
+def format_duration(nanos: int) -> str:
+    """Format a duration compactly (`1h30m`, `90s` stays `1m30s`)."""
+    seconds = nanos // NANOS_PER_SECOND
+    parts = []
+    for unit, suffix in zip(_UNIT_SECONDS, "dhms"):
+        count, seconds = divmod(seconds, unit)
+        if count:
+            parts.append(f"{count}{suffix}")
+    return "".join(parts) or f"{nanos}ns"
+
+
+def _timestamp(flag: str, text: str) -> int:
+    try:
+        return parse_timestamp_ns(text)
+    except ValueError:
+        raise UsageError(
+            f"--{flag}={text}: not an RFC 3339 time; use e.g. 2026-10-22T11:10:00Z"
+        ) from None
+
+
+def resolve_window(flags: WindowFlags, now_ns: int | None, span: Window | None = None) -> Window:
+    """Turn the window flags into a window.
+
+    With no flag, the window is `span` when given (an export's span offline),
+    else the hour before `now_ns`.
+    """
+    if flags.issue_time is not None:
+        if flags.start_time or flags.end_time or flags.duration:
+            raise UsageError(
+                "--issue_time sets the window to issue_time +/- 30m; "
+                "drop --start_time, --end_time and --duration, or drop --issue_time"
+            )
+        issue = _timestamp("issue_time", flags.issue_time)
+        return Window(issue - ISSUE_HALF_WIDTH_NS, issue + ISSUE_HALF_WIDTH_NS)
+    if flags.start_time is not None and flags.end_time is not None:
+        if flags.duration is not None:
+            raise UsageError("--start_time and --end_time already set the window; drop --duration")
+        window = Window(
+            _timestamp("start_time", flags.start_time), _timestamp("end_time", flags.end_time)
+        )
+    elif flags.start_time is not None:
+        start = _timestamp("start_time", flags.start_time)
+        window = Window(start, start + parse_duration_ns(flags.duration or DEFAULT_DURATION))
+    elif flags.end_time is not None:
+        end = _timestamp("end_time", flags.end_time)
+        window = Window(end - parse_duration_ns(flags.duration or DEFAULT_DURATION), end)
+    elif span is not None and flags.duration is None:
+        return span
+    else:
+        if now_ns is None:
+            raise UsageError("give the window: --issue_time, or --start_time/--end_time")
+        window = Window(now_ns - parse_duration_ns(flags.duration or DEFAULT_DURATION), now_ns)
+    if window.start_ns > window.end_ns:
+        raise UsageError(
+            f"the window starts after it ends ({window.start} > {window.end}); "
+            "check --start_time and --end_time"
+        )
+    return window

@@ -1,0 +1,56 @@
+"""Builders of LogEntries in the shapes Cloud Logging produces, and a CLI runner."""
+
+from __future__ import annotations
+
+import io
+import itertools
+from typing import Any
+
+from pathways_workload.cli import main
+
+PROJECT = "pw-demo"
+CLUSTER = "pw-cluster"
+LOCATION = "us-east5"
+_IDS = itertools.count(1)
+
+
+def container_entry(
+    text: str,
+    *,
+    jobset: str = "llama-train",
+    pod: str = "llama-train-worker-0-0-abcde",
+    container: str = "pathways-worker",
+    severity: str = "ERROR",
+    timestamp: str = "2026-10-22T11:30:00.123456789Z",
+    node: str = "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2",
+    namespace: str = "default",
+) -> dict[str, Any]:
+    """A k8s_container line of a JobSet pod, header already stripped."""
+    return {
+        "insertId": f"id{next(_IDS):06d}",
+        "labels": {
+            "compute.googleapis.com/resource_name": node,
+            "k8s-pod/jobset_sigs_k8s_io/jobset-name": jobset,
+            "logging.gke.io/top_level_controller_name": jobset,
+            "logging.gke.io/top_level_controller_type": "JobSet",
+        },
+        "logName": f"projects/{PROJECT}/logs/stderr",
+        "receiveTimestamp": timestamp,
+        "resource": {
+            "type": "k8s_container",
+            "labels": {
+                "project_id": PROJECT, "location": LOCATION, "cluster_name": CLUSTER,
+                "namespace_name": namespace, "pod_name": pod, "container_name": container,
+            },
+        },
+        "severity": severity,
+        "textPayload": text,
+        "timestamp": timestamp,
+    }
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """Run the command line in-process; returns (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err, clock=lambda: 1792670400 * 10**9)
+    return code, out.getvalue(), err.getvalue()

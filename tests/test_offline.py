@@ -1,0 +1,181 @@
+"""Offline replay: every export format, streaming, ordering, and corrupt input (exit 5)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pathways_workload.errors import InputFileError
+from pathways_workload.query import Query
+from pathways_workload.sources.base import Fetch
+from pathways_workload.sources.files import FileSource
+from tests.helpers import container_entry, run_cli
+
+WORKLOAD = ("--jobset_name=llama-train", "--start_time=2026-10-22T11:00:00Z", "--duration=1h")
+
+
+def _entries() -> list[dict[str, Any]]:
+    return [
+        container_entry("Check failed: a", timestamp="2026-10-22T11:30:00.000000002Z"),
+        container_entry("Check failed: b", timestamp="2026-10-22T11:30:00.000000001Z"),
+        container_entry("déjà vu: Check failed: ü", timestamp="2026-10-22T11:29:00Z"),
+        container_entry("fine", severity="INFO", timestamp="2026-10-22T11:20:00Z"),
+        container_entry("Check failed: other", jobset="llama-train-eval",
+                        pod="llama-train-eval-worker-0-0-qqqqq"),
+    ]
+
+
+def write(path: Path, entries: list[dict[str, Any]], layout: str) -> Path:
+    if layout == "gcloud":
+        text = json.dumps(entries[::-1], indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    elif layout == "compact":
+        text = json.dumps(entries)
+    else:
+        text = "".join(json.dumps(entry) + "\n" for entry in entries)
+    data = text.encode()
+    if path.suffix == ".gz":
+        data = gzip.compress(data)
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "layout"),
+    [("a.json", "gcloud"), ("a.json", "compact"), ("a.jsonl", "lines"), ("a.jsonl.gz", "lines"),
+     ("a.json.gz", "gcloud")],
+)
+def test_every_layout_gives_the_same_answer_in_time_order(tmp_path: Path, name: str,
+                                                           layout: str) -> None:
+    path = write(tmp_path / name, _entries(), layout)
+    code, out, err = run_cli("--action=errors", f"--logs_file={path}", *WORKLOAD)
+    assert code == 0, err
+    messages = [line.split(": ", 1)[1] for line in out.splitlines()]
+    assert messages == ["déjà vu: Check failed: ü", "Check failed: b", "Check failed: a"]
+
+
+def test_a_folder_of_exports(tmp_path: Path) -> None:
+    entries = _entries()
+    write(tmp_path / "one.jsonl", entries[:2], "lines")
+    write(tmp_path / "two.json", entries[2:], "gcloud")
+    code, out, _ = run_cli("--action=errors", f"--logs_file={tmp_path}", *WORKLOAD,
+                           "--order=desc")
+    assert code == 0
+    assert [line.split(": ", 1)[1] for line in out.splitlines()] == [
+        "Check failed: a", "Check failed: b", "déjà vu: Check failed: ü"]
+
+
+def test_json_output_is_the_entries_exactly_as_read(tmp_path: Path) -> None:
+    entries = _entries()
+    path = write(tmp_path / "a.json", entries, "gcloud")
+    code, out, _ = run_cli("--action=errors", f"--logs_file={path}", *WORKLOAD, "--format=json")
+    assert code == 0
+    assert [json.loads(line) for line in out.splitlines()] == [entries[2], entries[1], entries[0]]
+
+
+def test_limit_cuts_and_says_so(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.jsonl", _entries(), "lines")
+    code, out, err = run_cli("--action=errors", f"--logs_file={path}", *WORKLOAD, "--limit=1")
+    assert code == 0
+    assert len(out.splitlines()) == 1
+    assert "note: --limit=1 cut the output" in err
+
+
+def test_first_per_pod_keeps_first_and_last(tmp_path: Path) -> None:
+    entries = [
+        container_entry(f"Check failed: {i}", pod=f"llama-train-worker-0-{i % 2}-abcde",
+                        timestamp=f"2026-10-22T11:30:0{i}Z")
+        for i in range(6)
+    ]
+    path = write(tmp_path / "a.jsonl", entries, "lines")
+    code, out, _ = run_cli("--action=errors", f"--logs_file={path}", *WORKLOAD,
+                           "--first_per_pod=1")
+    assert code == 0
+    assert out.splitlines() == [
+        "== default/llama-train-worker-0-0-abcde/pathways-worker: 2 of 3 matching lines ==",
+        "2026-10-22T11:30:00Z ERROR default/llama-train-worker-0-0-abcde/pathways-worker: "
+        "Check failed: 0",
+        "2026-10-22T11:30:04Z ERROR default/llama-train-worker-0-0-abcde/pathways-worker: "
+        "Check failed: 4",
+        "== default/llama-train-worker-0-1-abcde/pathways-worker: 2 of 3 matching lines ==",
+        "2026-10-22T11:30:01Z ERROR default/llama-train-worker-0-1-abcde/pathways-worker: "
+        "Check failed: 1",
+        "2026-10-22T11:30:05Z ERROR default/llama-train-worker-0-1-abcde/pathways-worker: "
+        "Check failed: 5",
+    ]
+
+
+def test_empty_result_says_so_with_hints(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.jsonl", _entries()[3:4], "lines")
+    code, out, err = run_cli("--action=errors", f"--logs_file={path}", *WORKLOAD)
+    assert (code, out) == (0, "")
+    assert "run --action=node-ooms and --action=pod-events" in err
+
+
+def test_no_window_flags_offline_means_the_export_span(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.jsonl", _entries(), "lines")
+    code, _, err = run_cli("--action=errors", f"--logs_file={path}", "--jobset_name=llama-train")
+    assert code == 0
+    assert err.splitlines()[0] == "window: 2026-10-22T11:20:00Z .. 2026-10-22T11:30:00.123456789Z (10m)"
+
+
+CORRUPT = [
+    ("cut.json", b'[\n  {\n    "insertId": "a"\n  },\n  {\n    "insertId": "b"\n', 6,
+     "the JSON array is not closed"),
+    ("line.jsonl", b'{"insertId": "a"}\n{"insertId": "b", "textPayload": "x\n', 2,
+     "this line is not one complete JSON object"),
+    ("text.json", b"hello\n", 1, "not a JSON export"),
+    ("bad.jsonl", b'{"insertId": "a"}\n{"insertId": }\n', 2, "not valid JSON"),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "line", "what"), CORRUPT)
+def test_corrupt_exports_exit_5_naming_file_and_line(
+    tmp_path: Path, name: str, data: bytes, line: int, what: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    code, _, err = run_cli("--action=query", "--filter=insertId:*", f"--logs_file={path}",
+                           "--start_time=2026-10-22T11:00:00Z")
+    assert code == 5
+    assert err.splitlines()[-1].startswith(f"error: {path}:{line}: {what}")
+    assert err.splitlines()[-1].endswith("any output printed before this message is incomplete")
+
+
+@pytest.mark.parametrize(("name", "data", "line", "what"), CORRUPT[:3])
+def test_framing_is_checked_even_when_the_fast_path_skips(
+    tmp_path: Path, name: str, data: bytes, line: int, what: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    never = Fetch(Query("never", 'textPayload:"no line has this"'), 10)
+    with pytest.raises(InputFileError, match=f"^{path}:{line}: {what}"):
+        FileSource([str(path)]).run([never])
+
+
+def test_truncated_gzip_exits_5(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"insertId": "a"}\n' * 1000)[:-20])
+    code, _, err = run_cli("--action=query", "--filter=insertId:*", f"--logs_file={path}",
+                           "--start_time=2026-10-22T11:00:00Z")
+    assert code == 5
+    assert "gzip stream is damaged or truncated" in err
+
+
+def test_missing_file_exits_5(tmp_path: Path) -> None:
+    code, _, err = run_cli("--action=errors", "--jobset_name=x", f"--logs_file={tmp_path}/nope")
+    assert code == 5
+    assert err.splitlines()[-1] == f"error: {tmp_path}/nope: no such file or folder; check --logs_file"
+
+
+def test_one_pass_answers_every_fetch(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.jsonl", _entries(), "lines")
+    source = FileSource([str(path)])
+    results = source.run([Fetch(Query("a", 'textPayload:"Check failed"'), 2),
+                          Fetch(Query("b", 'severity="INFO"'), 10)])
+    assert source.records_read == 5
+    assert [len(r.entries) for r in results] == [2, 1]
+    assert results[0].truncated and not results[1].truncated
