@@ -39,8 +39,12 @@ def container_entry(
         "resource": {
             "type": "k8s_container",
             "labels": {
-                "project_id": PROJECT, "location": LOCATION, "cluster_name": CLUSTER,
-                "namespace_name": namespace, "pod_name": pod, "container_name": container,
+                "project_id": PROJECT,
+                "location": LOCATION,
+                "cluster_name": CLUSTER,
+                "namespace_name": namespace,
+                "pod_name": pod,
+                "container_name": container,
             },
         },
         "severity": severity,

@@ -22,14 +22,23 @@ from pathways_workload.timestamps import parse_timestamp_ns
 from pathways_workload.window import Window
 from tests.helpers import CLUSTER, LOCATION, PROJECT, container_entry, run_cli
 
-WINDOW = Window(parse_timestamp_ns("2026-10-22T11:10:00Z"), parse_timestamp_ns("2026-10-22T12:10:00Z"))
+WINDOW = Window(
+    parse_timestamp_ns("2026-10-22T11:10:00Z"), parse_timestamp_ns("2026-10-22T12:10:00Z")
+)
 TARGET = Target(PROJECT, CLUSTER, LOCATION, "default", (Workload("jobset", "llama-train"),))
 NODES = ("gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2",)
 ALL_CONTAINERS = (
     USER_CONTAINERS + PROXY_CONTAINERS + RM_CONTAINERS + WORKER_CONTAINERS + SIDECAR_CONTAINERS
 )
-CONTAINER_ACTIONS = ("errors", "elastic", "user-workload", "proxy", "pathways-rm", "workers",
-                     "colocated-python-sidecar")
+CONTAINER_ACTIONS = (
+    "errors",
+    "elastic",
+    "user-workload",
+    "proxy",
+    "pathways-rm",
+    "workers",
+    "colocated-python-sidecar",
+)
 
 
 def request(**options: object) -> Request:
@@ -50,8 +59,9 @@ def test_every_filter_parses_and_is_bounded(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(ACTIONS))
 def test_window_excludes_entries_outside(name: str) -> None:
-    entry = container_entry("Check failed: boom", severity="CRITICAL",
-                            timestamp="2026-10-22T12:10:00.000000001Z")
+    entry = container_entry(
+        "Check failed: boom", severity="CRITICAL", timestamp="2026-10-22T12:10:00.000000001Z"
+    )
     assert not any(compile_filter(q.filter).matches(entry) for q in ACTIONS[name].build(request()))
 
 
@@ -59,9 +69,13 @@ def test_window_excludes_entries_outside(name: str) -> None:
 @pytest.mark.parametrize("container", ALL_CONTAINERS)
 def test_container_actions_never_return_the_unrelated_jobset(name: str, container: str) -> None:
     """`llama-train-eval` starts with the workload's name but is another JobSet."""
-    unrelated = container_entry("Check failed: boom", jobset="llama-train-eval",
-                                pod="llama-train-eval-worker-0-0-zzzzz", container=container,
-                                severity="CRITICAL")
+    unrelated = container_entry(
+        "Check failed: boom",
+        jobset="llama-train-eval",
+        pod="llama-train-eval-worker-0-0-zzzzz",
+        container=container,
+        severity="CRITICAL",
+    )
     for query in ACTIONS[name].build(request()):
         assert not compile_filter(query.filter).matches(unrelated)
 
@@ -77,16 +91,20 @@ def test_crash_sweep_ignores_plain_error_severity() -> None:
     """GKE marks every stderr line ERROR; the sweep needs a signature or a fatal severity."""
     (query,) = ACTIONS["errors"].build(request())
     compiled = compile_filter(query.filter)
-    assert not compiled.matches(container_entry("WARNING: All log messages before "
-                                                 "absl::InitializeLog() is called are written "
-                                                 "to STDERR", severity="ERROR"))
+    assert not compiled.matches(
+        container_entry(
+            "WARNING: All log messages before "
+            "absl::InitializeLog() is called are written "
+            "to STDERR",
+            severity="ERROR",
+        )
+    )
     assert compiled.matches(container_entry("anything at all", severity="CRITICAL"))
 
 
 def test_terms_match_messages_not_pod_names() -> None:
     (query,) = ACTIONS["errors"].build(request())
-    entry = container_entry("started fine", pod="llama-train-worker-0-0-oomkilled",
-                            severity="INFO")
+    entry = container_entry("started fine", pod="llama-train-worker-0-0-oomkilled", severity="INFO")
     assert not compile_filter(query.filter).matches(entry)
 
 
@@ -104,10 +122,13 @@ def test_discovery_queries_parse() -> None:
 @pytest.mark.parametrize("name", sorted(set(ACTIONS) - {"preflight"}))
 def test_print_mode_is_valid_shell_that_round_trips(name: str) -> None:
     code, out, err = run_cli(
-        f"--action={name}", f"--project={PROJECT}", f"--cluster_name={CLUSTER}",
-        f"--location={LOCATION}", "--jobset_name=llama-train",
-        "--issue_time=2026-10-22T11:40:00Z", "--filter=textPayload:\"it's\"" if name == "query"
-        else "--namespace=default",
+        f"--action={name}",
+        f"--project={PROJECT}",
+        f"--cluster_name={CLUSTER}",
+        f"--location={LOCATION}",
+        "--jobset_name=llama-train",
+        "--issue_time=2026-10-22T11:40:00Z",
+        '--filter=textPayload:"it\'s"' if name == "query" else "--namespace=default",
     )
     assert code == 0, err
     subprocess.run(["bash", "-n"], input=out, text=True, check=True)
@@ -117,8 +138,14 @@ def test_print_mode_is_valid_shell_that_round_trips(name: str) -> None:
     assert commands
     for command in commands:
         words = shlex.split(command)
-        assert words[:4] == ["CLOUDSDK_METRICS_ENVIRONMENT=pathways-workload/0.1.0 "
-                             "(skill:pathways-workload)", "gcloud", "logging", "read"]
+        assert words[:4] == [
+            "CLOUDSDK_METRICS_ENVIRONMENT=pathways-workload/0.1.0 (skill:pathways-workload)",
+            "gcloud",
+            "logging",
+            "read",
+        ]
         compile_filter(words[4])
-        assert words[5:] == [f"--project={PROJECT}", "--order=asc", f"--limit={words[7][8:]}",
-                             "--format=json"]
+        assert words[5] == f"--project={PROJECT}"
+        assert words[6] in ("--order=asc", "--order=desc")
+        assert words[7].startswith("--limit=") and int(words[7][8:]) > 0
+        assert words[8:] == ["--format=json"]

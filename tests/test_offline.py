@@ -24,8 +24,11 @@ def _entries() -> list[dict[str, Any]]:
         container_entry("Check failed: b", timestamp="2026-10-22T11:30:00.000000001Z"),
         container_entry("déjà vu: Check failed: ü", timestamp="2026-10-22T11:29:00Z"),
         container_entry("fine", severity="INFO", timestamp="2026-10-22T11:20:00Z"),
-        container_entry("Check failed: other", jobset="llama-train-eval",
-                        pod="llama-train-eval-worker-0-0-qqqqq"),
+        container_entry(
+            "Check failed: other",
+            jobset="llama-train-eval",
+            pod="llama-train-eval-worker-0-0-qqqqq",
+        ),
     ]
 
 
@@ -45,11 +48,17 @@ def write(path: Path, entries: list[dict[str, Any]], layout: str) -> Path:
 
 @pytest.mark.parametrize(
     ("name", "layout"),
-    [("a.json", "gcloud"), ("a.json", "compact"), ("a.jsonl", "lines"), ("a.jsonl.gz", "lines"),
-     ("a.json.gz", "gcloud")],
+    [
+        ("a.json", "gcloud"),
+        ("a.json", "compact"),
+        ("a.jsonl", "lines"),
+        ("a.jsonl.gz", "lines"),
+        ("a.json.gz", "gcloud"),
+    ],
 )
-def test_every_layout_gives_the_same_answer_in_time_order(tmp_path: Path, name: str,
-                                                           layout: str) -> None:
+def test_every_layout_gives_the_same_answer_in_time_order(
+    tmp_path: Path, name: str, layout: str
+) -> None:
     path = write(tmp_path / name, _entries(), layout)
     code, out, err = run_cli("--action=errors", f"--logs_file={path}", *WORKLOAD)
     assert code == 0, err
@@ -61,11 +70,13 @@ def test_a_folder_of_exports(tmp_path: Path) -> None:
     entries = _entries()
     write(tmp_path / "one.jsonl", entries[:2], "lines")
     write(tmp_path / "two.json", entries[2:], "gcloud")
-    code, out, _ = run_cli("--action=errors", f"--logs_file={tmp_path}", *WORKLOAD,
-                           "--order=desc")
+    code, out, _ = run_cli("--action=errors", f"--logs_file={tmp_path}", *WORKLOAD, "--order=desc")
     assert code == 0
     assert [line.split(": ", 1)[1] for line in out.splitlines()] == [
-        "Check failed: a", "Check failed: b", "déjà vu: Check failed: ü"]
+        "Check failed: a",
+        "Check failed: b",
+        "déjà vu: Check failed: ü",
+    ]
 
 
 def test_json_output_is_the_entries_exactly_as_read(tmp_path: Path) -> None:
@@ -86,13 +97,15 @@ def test_limit_cuts_and_says_so(tmp_path: Path) -> None:
 
 def test_first_per_pod_keeps_first_and_last(tmp_path: Path) -> None:
     entries = [
-        container_entry(f"Check failed: {i}", pod=f"llama-train-worker-0-{i % 2}-abcde",
-                        timestamp=f"2026-10-22T11:30:0{i}Z")
+        container_entry(
+            f"Check failed: {i}",
+            pod=f"llama-train-worker-0-{i % 2}-abcde",
+            timestamp=f"2026-10-22T11:30:0{i}Z",
+        )
         for i in range(6)
     ]
     path = write(tmp_path / "a.jsonl", entries, "lines")
-    code, out, _ = run_cli("--action=errors", f"--logs_file={path}", *WORKLOAD,
-                           "--first_per_pod=1")
+    code, out, _ = run_cli("--action=errors", f"--logs_file={path}", *WORKLOAD, "--first_per_pod=1")
     assert code == 0
     assert out.splitlines() == [
         "== default/llama-train-worker-0-0-abcde/pathways-worker: 2 of 3 matching lines ==",
@@ -119,14 +132,25 @@ def test_no_window_flags_offline_means_the_export_span(tmp_path: Path) -> None:
     path = write(tmp_path / "a.jsonl", _entries(), "lines")
     code, _, err = run_cli("--action=errors", f"--logs_file={path}", "--jobset_name=llama-train")
     assert code == 0
-    assert err.splitlines()[0] == "window: 2026-10-22T11:20:00Z .. 2026-10-22T11:30:00.123456789Z (10m)"
+    assert (
+        err.splitlines()[0]
+        == "window: 2026-10-22T11:20:00Z .. 2026-10-22T11:30:00.123456789Z (10m)"
+    )
 
 
 CORRUPT = [
-    ("cut.json", b'[\n  {\n    "insertId": "a"\n  },\n  {\n    "insertId": "b"\n', 6,
-     "the JSON array is not closed"),
-    ("line.jsonl", b'{"insertId": "a"}\n{"insertId": "b", "textPayload": "x\n', 2,
-     "this line is not one complete JSON object"),
+    (
+        "cut.json",
+        b'[\n  {\n    "insertId": "a"\n  },\n  {\n    "insertId": "b"\n',
+        6,
+        "the JSON array is not closed",
+    ),
+    (
+        "line.jsonl",
+        b'{"insertId": "a"}\n{"insertId": "b", "textPayload": "x\n',
+        2,
+        "this line is not one complete JSON object",
+    ),
     ("text.json", b"hello\n", 1, "not a JSON export"),
     ("bad.jsonl", b'{"insertId": "a"}\n{"insertId": }\n', 2, "not valid JSON"),
 ]
@@ -138,8 +162,12 @@ def test_corrupt_exports_exit_5_naming_file_and_line(
 ) -> None:
     path = tmp_path / name
     path.write_bytes(data)
-    code, _, err = run_cli("--action=query", "--filter=insertId:*", f"--logs_file={path}",
-                           "--start_time=2026-10-22T11:00:00Z")
+    code, _, err = run_cli(
+        "--action=query",
+        "--filter=insertId:*",
+        f"--logs_file={path}",
+        "--start_time=2026-10-22T11:00:00Z",
+    )
     assert code == 5
     assert err.splitlines()[-1].startswith(f"error: {path}:{line}: {what}")
     assert err.splitlines()[-1].endswith("any output printed before this message is incomplete")
@@ -159,8 +187,12 @@ def test_framing_is_checked_even_when_the_fast_path_skips(
 def test_truncated_gzip_exits_5(tmp_path: Path) -> None:
     path = tmp_path / "a.jsonl.gz"
     path.write_bytes(gzip.compress(b'{"insertId": "a"}\n' * 1000)[:-20])
-    code, _, err = run_cli("--action=query", "--filter=insertId:*", f"--logs_file={path}",
-                           "--start_time=2026-10-22T11:00:00Z")
+    code, _, err = run_cli(
+        "--action=query",
+        "--filter=insertId:*",
+        f"--logs_file={path}",
+        "--start_time=2026-10-22T11:00:00Z",
+    )
     assert code == 5
     assert "gzip stream is damaged or truncated" in err
 
@@ -168,14 +200,20 @@ def test_truncated_gzip_exits_5(tmp_path: Path) -> None:
 def test_missing_file_exits_5(tmp_path: Path) -> None:
     code, _, err = run_cli("--action=errors", "--jobset_name=x", f"--logs_file={tmp_path}/nope")
     assert code == 5
-    assert err.splitlines()[-1] == f"error: {tmp_path}/nope: no such file or folder; check --logs_file"
+    assert (
+        err.splitlines()[-1] == f"error: {tmp_path}/nope: no such file or folder; check --logs_file"
+    )
 
 
 def test_one_pass_answers_every_fetch(tmp_path: Path) -> None:
     path = write(tmp_path / "a.jsonl", _entries(), "lines")
     source = FileSource([str(path)])
-    results = source.run([Fetch(Query("a", 'textPayload:"Check failed"'), 2),
-                          Fetch(Query("b", 'severity="INFO"'), 10)])
+    results = source.run(
+        [
+            Fetch(Query("a", 'textPayload:"Check failed"'), 2),
+            Fetch(Query("b", 'severity="INFO"'), 10),
+        ]
+    )
     assert source.records_read == 5
     assert [len(r.entries) for r in results] == [2, 1]
     assert results[0].truncated and not results[1].truncated

@@ -21,18 +21,30 @@ def bounds(window: Window) -> tuple[str, str]:
     [
         (WindowFlags(), ("2026-10-22T11:00:00Z", "2026-10-22T12:00:00Z")),
         (WindowFlags(duration="30m"), ("2026-10-22T11:30:00Z", "2026-10-22T12:00:00Z")),
-        (WindowFlags(start_time="2026-10-22T11:10:00Z"),
-         ("2026-10-22T11:10:00Z", "2026-10-22T12:10:00Z")),
-        (WindowFlags(start_time="2026-10-22T11:10:00Z", duration="1h30m"),
-         ("2026-10-22T11:10:00Z", "2026-10-22T12:40:00Z")),
-        (WindowFlags(end_time="2026-10-22T11:10:00Z", duration="90s"),
-         ("2026-10-22T11:08:30Z", "2026-10-22T11:10:00Z")),
-        (WindowFlags(start_time="2026-10-22T11:00:00Z", end_time="2026-10-22T11:05:00.5Z"),
-         ("2026-10-22T11:00:00Z", "2026-10-22T11:05:00.5Z")),
-        (WindowFlags(issue_time="2026-10-22T11:40:00Z"),
-         ("2026-10-22T11:10:00Z", "2026-10-22T12:10:00Z")),
-        (WindowFlags(issue_time="2026-10-22T13:40:00+02:00"),
-         ("2026-10-22T11:10:00Z", "2026-10-22T12:10:00Z")),
+        (
+            WindowFlags(start_time="2026-10-22T11:10:00Z"),
+            ("2026-10-22T11:10:00Z", "2026-10-22T12:10:00Z"),
+        ),
+        (
+            WindowFlags(start_time="2026-10-22T11:10:00Z", duration="1h30m"),
+            ("2026-10-22T11:10:00Z", "2026-10-22T12:40:00Z"),
+        ),
+        (
+            WindowFlags(end_time="2026-10-22T11:10:00Z", duration="90s"),
+            ("2026-10-22T11:08:30Z", "2026-10-22T11:10:00Z"),
+        ),
+        (
+            WindowFlags(start_time="2026-10-22T11:00:00Z", end_time="2026-10-22T11:05:00.5Z"),
+            ("2026-10-22T11:00:00Z", "2026-10-22T11:05:00.5Z"),
+        ),
+        (
+            WindowFlags(issue_time="2026-10-22T11:40:00Z"),
+            ("2026-10-22T11:10:00Z", "2026-10-22T12:10:00Z"),
+        ),
+        (
+            WindowFlags(issue_time="2026-10-22T13:40:00+02:00"),
+            ("2026-10-22T11:10:00Z", "2026-10-22T12:10:00Z"),
+        ),
     ],
 )
 def test_window_flags(flags: WindowFlags, expected: tuple[str, str]) -> None:
@@ -52,10 +64,16 @@ def test_export_span_is_the_default_offline() -> None:
         (WindowFlags(duration="-5m"), "--duration=-5m: not a duration"),
         (WindowFlags(duration="an hour"), "--duration=an hour: not a duration"),
         (WindowFlags(issue_time="2026-10-22T11:40:00Z", duration="1h"), "--issue_time sets"),
-        (WindowFlags(start_time="2026-10-22T11:00:00Z", end_time="2026-10-22T12:00:00Z",
-                     duration="1h"), "--start_time and --end_time already set the window; drop"),
-        (WindowFlags(start_time="2026-10-22T12:00:00Z", end_time="2026-10-22T11:00:00Z"),
-         "the window starts after it ends"),
+        (
+            WindowFlags(
+                start_time="2026-10-22T11:00:00Z", end_time="2026-10-22T12:00:00Z", duration="1h"
+            ),
+            "--start_time and --end_time already set the window; drop",
+        ),
+        (
+            WindowFlags(start_time="2026-10-22T12:00:00Z", end_time="2026-10-22T11:00:00Z"),
+            "the window starts after it ends",
+        ),
     ],
 )
 def test_bad_window_flags(flags: WindowFlags, message: str) -> None:

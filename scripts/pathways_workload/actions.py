@@ -128,14 +128,6 @@ def build_node_ooms(request: Request) -> list[Query]:
             ),
         ]
     )
-    serial = nodes and filters.all_of(
-        [
-            'resource.type="gce_instance"',
-            filters.log_id("serialconsole.googleapis.com/serial_port_1_output"),
-            filters.one_of(filters.label(target.NODE_LABEL), nodes),
-            filters.message_has_any(terms.NODE_OOM_TERMS),
-        ]
-    )
     narrow = _narrowing(request)
     queries = [
         Query(
@@ -144,6 +136,14 @@ def build_node_ooms(request: Request) -> list[Query]:
         ),
     ]
     if nodes:
+        serial = filters.all_of(
+            [
+                'resource.type="gce_instance"',
+                filters.log_id("serialconsole.googleapis.com/serial_port_1_output"),
+                filters.one_of(filters.label(target.NODE_LABEL), nodes),
+                filters.message_has_any(terms.NODE_OOM_TERMS),
+            ]
+        )
         queries.append(
             Query(
                 "kernel OOM kills in the serial console of the workload's nodes",
@@ -330,6 +330,19 @@ def build_preflight(request: Request) -> list[Query]:
     ]
 
 
+def build_triage(request: Request) -> list[Query]:
+    from pathways_workload.triage.queries import triage_fetches
+
+    return [fetch.query for fetch in triage_fetches(request)]
+
+
+def build_versions(request: Request) -> list[Query]:
+    from pathways_workload.triage.queries import EVENTS, STARTUP, triage_fetches
+
+    fetches = triage_fetches(request)
+    return [fetches[STARTUP].query, fetches[EVENTS].query]
+
+
 ACTIONS: dict[str, Action] = {
     action.name: action
     for action in (
@@ -429,6 +442,19 @@ ACTIONS: dict[str, Action] = {
             "your own --filter, through the same window, limit and ordering",
             build_query,
             needs_workload=False,
+        ),
+        Action(
+            "triage",
+            "the whole first pass in one command: preflight, crash sweep, node OOMs, pod "
+            "events, interruptions, last lines and versions, with a root-cause report",
+            build_triage,
+            report=True,
+        ),
+        Action(
+            "versions",
+            "image tags, Build labels and the client's JAX version, with mismatches",
+            build_versions,
+            report=True,
         ),
         Action(
             "pods",

@@ -18,6 +18,7 @@ from pathways_workload.query import SEVERITIES, Options, Request
 from pathways_workload.runner import Run, run_action
 from pathways_workload.sources.base import Source
 from pathways_workload.sources.files import FileSource
+from pathways_workload.timestamps import parse_timestamp_ns
 from pathways_workload.window import WindowFlags, resolve_window
 
 Clock = Callable[[], int]
@@ -44,6 +45,14 @@ def _severity(text: str) -> str:
     if text.upper() not in SEVERITIES:
         raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(SEVERITIES)}")
     return text.upper()
+
+
+def _action(text: str) -> str:
+    if text not in ACTIONS:
+        raise argparse.ArgumentTypeError(
+            f"unknown action {text!r}; choose one of {', '.join(ACTIONS)}"
+        )
+    return text
 
 
 def _flag(group: argparse._ArgumentGroup, name: str, **kwargs: object) -> None:
@@ -99,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
         shaping,
         "action",
         required=True,
-        choices=list(ACTIONS),
+        type=_action,
         metavar="ACTION",
         help="what to look for (listed below)",
     )
@@ -163,14 +172,11 @@ def _split(values: Sequence[str]) -> tuple[str, ...]:
 def target_from(args: argparse.Namespace) -> target.Target:
     """The target flags, validated."""
     workloads = [target.parse_workload(spec) for spec in args.workload]
-    for kind, value in (
-        ("jobset", args.jobset_name),
-        ("lws", args.lws_name),
-        ("job", args.job_name),
-        ("pod", args.pod_prefix),
-    ):
-        if value is not None:
-            workloads.append(target.parse_workload(f"{kind}:{value}"))
+    for kind, flag in (("jobset", "jobset_name"), ("lws", "lws_name"), ("job", "job_name")):
+        if getattr(args, flag) is not None:
+            workloads.append(target.Workload(kind, target.check_name(flag, getattr(args, flag))))
+    if args.pod_prefix is not None:
+        workloads.append(target.Workload("pod", target.check_pod_prefix(args.pod_prefix)))
     return target.Target(
         project=args.project and target.check_project(args.project),
         cluster_name=args.cluster_name and target.check_name("cluster_name", args.cluster_name),
@@ -229,7 +235,8 @@ def _prepare(args: argparse.Namespace, clock: Clock, err: TextIO) -> Run:
         if args.execute or action.name == "preflight":
             source = _cloud_source(tgt.project, err)
     err.write(window.describe() + "\n")
-    request = Request(tgt, window, options_from(args))
+    issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
+    request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
     return Run(action, request, source, tgt.project, sys.stdout, err, args.format == "json")
 
 

@@ -55,6 +55,7 @@ class Request:
     window: Window
     options: Options = Options()
     nodes: tuple[str, ...] | None = None
+    issue_ns: int | None = None
 
     def with_nodes(self, nodes: tuple[str, ...]) -> Request:
         return dataclasses.replace(self, nodes=nodes)

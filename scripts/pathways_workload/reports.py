@@ -120,6 +120,9 @@ def _owner(entry: Entry) -> tuple[str, str]:
 
 def pods(run: Run, queries: list[Query]) -> int:
     """Which pods logged (or had events) in the window, and which object owns each."""
+    if run.source is None:
+        run.print_queries(queries)
+        return 0
     lines, events = run.fetch(queries)
     rows = []
     for pod, entries in sorted(
@@ -156,6 +159,9 @@ def pods(run: Run, queries: list[Query]) -> int:
 
 def neighbors(run: Run, queries: list[Query]) -> int:
     """Every container that logged on the workload's nodes, marking outsiders."""
+    if run.source is None:
+        run.print_queries(queries)
+        return 0
     (result,) = run.fetch(queries)
     member = compile_checked(target.container_lines(run.request.target))
     rows = []
@@ -199,4 +205,24 @@ def node_marker(request: Request) -> Callable[[Entry], str]:
     return mark
 
 
-REPORTS: dict[str, Callable[[Run, list[Query]], int]] = {"pods": pods, "neighbors": neighbors}
+def triage(run: Run, queries: list[Query]) -> int:
+    """The whole first pass with a root-cause report."""
+    from pathways_workload.triage.report import run_triage
+
+    return run_triage(run)
+
+
+def versions(run: Run, queries: list[Query]) -> int:
+    """Image tags, Build labels and JAX version of the workload's components."""
+    from pathways_workload.triage.report import run_versions
+
+    return run_versions(run)
+
+
+REPORTS: dict[str, Callable[[Run, list[Query]], int]] = {
+    "preflight": preflight,
+    "pods": pods,
+    "neighbors": neighbors,
+    "triage": triage,
+    "versions": versions,
+}

@@ -14,6 +14,7 @@ from pathways_workload.nodes import nodes_from
 from pathways_workload.query import NODES_PLACEHOLDER, Query, Request
 from pathways_workload.render import write_commands, write_stream
 from pathways_workload.sources.base import Fetch, Result, Source
+from pathways_workload.sources.files import compile_checked
 
 EMPTY_HINTS = {
     "errors": "nothing in the crash sweep: run --action=node-ooms and --action=pod-events "
@@ -101,17 +102,17 @@ def run_action(run: Run) -> int:
     if run.action.needs_nodes and request.nodes is None:
         run = dataclasses.replace(run, request=_with_nodes(run))
     queries = run.action.build(run.request)
+    for query in queries:
+        compile_checked(query.filter)
     if not queries:
         run.err.write(
             f"--action={run.action.name}: nothing to query without the workload's nodes\n"
         )
         return 0
-    if run.action.name == "preflight":
-        return reports.preflight(run, queries)
+    if run.action.report:
+        return reports.REPORTS[run.action.name](run, queries)
     if run.source is None:
         run.print_queries(queries)
         return 0
-    if run.action.report:
-        return reports.REPORTS[run.action.name](run, queries)
     marker = reports.node_marker(run.request) if run.action.name == "node-ooms" else None
     return _run_entries(run, queries, marker)

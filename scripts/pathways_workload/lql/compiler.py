@@ -1,0 +1,383 @@
+"""Compiler: a syntax tree to one closure that tells whether an entry matches.
+
+Everything that does not depend on the entry happens here, once: paths are
+resolved (undefined fields are errors now), literals converted, regular
+expressions compiled. Comparisons on the same field under one AND or OR are
+fused into one check that reads the field once and folds its string once, so
+`textPayload:("a" OR "b" OR ...)` is one folded string and a loop of `in`.
+
+Predicates take the entry and a per-entry memo (a fresh dict per entry) where
+whole-entry work, such as the folded scalars that global restrictions search,
+is kept for the other predicates of the same entry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import urllib.parse
+from collections.abc import Callable, Mapping, Sequence
+
+from pathways_workload.lql import access, analyzer, checks, errors, fields, nodes, values
+
+Entry = Mapping[str, object]
+Memo = dict[str, object]
+Predicate = Callable[[Entry, Memo], bool]
+ValueTest = Callable[[object], bool]
+# What makes comparisons on the same field: its LogEntry keys, kind and free keys.
+_FieldKey = tuple[tuple[str, ...], str, tuple[str, ...]]
+
+LOG_NAME = fields.FieldRef("logName", ("logName",), fields.STRING, ())
+
+
+def always(entry: Entry, memo: Memo) -> bool:
+    """The predicate of the empty filter."""
+    return True
+
+
+def never(entry: Entry, memo: Memo) -> bool:
+    """The predicate of a comparison that cannot hold (its value does not convert)."""
+    return False
+
+
+@dataclasses.dataclass(frozen=True)
+class _Scalars:
+    """The scalars of one entry, as global restrictions search them."""
+
+    strings: tuple[str, ...]
+    numbers: tuple[int | float, ...]
+    booleans: frozenset[bool]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Tokens:
+    """The SEARCH tokens of one entry: per string, and all together."""
+
+    lists: list[list[str]]
+    present: frozenset[str]
+
+
+def compile_tree(tree: nodes.Node, filter_text: str) -> Predicate:
+    """Compile a syntax tree to a predicate.
+
+    Raises:
+        errors.LqlError: a path is undefined, or a literal cannot be compiled
+            (a malformed regular expression or SEARCH query).
+    """
+    return _Compiler(filter_text).node(tree)
+
+
+class _Compiler:
+    """Compiles the nodes of one filter (kept for its text, used in errors)."""
+
+    def __init__(self, filter_text: str) -> None:
+        self._text = filter_text
+
+    def node(self, node: nodes.Node) -> Predicate:
+        """Compile any node."""
+        if isinstance(node, (nodes.And, nodes.Or)):
+            return self._junction(node)
+        if isinstance(node, nodes.Not):
+            return _negation(self.node(node.operand))
+        if isinstance(node, nodes.Comparison):
+            return self._comparisons([node], conjunctive=True)
+        if isinstance(node, nodes.Restriction):
+            return _global_restriction(node.value)
+        if isinstance(node, nodes.Search):
+            return self._search(node)
+        if isinstance(node, nodes.LogId):
+            return _log_id(node.log_id)
+        return always
+
+    def _junction(self, node: nodes.And | nodes.Or) -> Predicate:
+        """Compile a chain of ANDs or ORs, fusing comparisons on the same field."""
+        conjunctive = isinstance(node, nodes.And)
+        groups: dict[_FieldKey, list[nodes.Comparison]] = {}
+        order: list[nodes.Node | _FieldKey] = []
+        for operand in _operands(node, type(node)):
+            if isinstance(operand, nodes.Comparison) and operand.op != ":*":
+                field = fields.resolve(operand.path, self._text)
+                key = (field.entry_keys, field.kind, field.free_keys)
+                if key not in groups:
+                    groups[key] = []
+                    order.append(key)
+                groups[key].append(operand)
+            else:
+                order.append(operand)
+        predicates = [
+            self._comparisons(groups[item], conjunctive)
+            if isinstance(item, tuple)
+            else self.node(item)
+            for item in order
+        ]
+        return _conjunction(predicates) if conjunctive else _disjunction(predicates)
+
+    def _comparisons(self, comparisons: list[nodes.Comparison], conjunctive: bool) -> Predicate:
+        """Compile comparisons on one field, joined by AND or by OR."""
+        field = fields.resolve(comparisons[0].path, self._text)
+        if comparisons[0].op == ":*":
+            read_explicit = access.getter(field, explicit=True)
+            return lambda entry, memo: read_explicit(entry) is not access.MISSING
+        for comparison in comparisons:
+            if comparison.op in checks.REGEX_OPERATORS and comparison.value is not None:
+                checks.regex_search(comparison.value, self._text)
+        if field.kind in checks.KEY_CONVERTERS and not field.free_keys:
+            return _typed_field(field, comparisons, conjunctive)
+        text_checks = [
+            checks.text_check(comparison.op, comparison.value, self._text)
+            for comparison in comparisons
+            if comparison.value is not None
+        ]
+        return _text_field(field, text_checks, conjunctive)
+
+    def _search(self, node: nodes.Search) -> Predicate:
+        """Compile SEARCH, over the whole entry or one field."""
+        try:
+            query = analyzer.parse_query(node.query.text)
+        except ValueError as error:
+            raise errors.LqlSyntaxError(
+                f"{error} (at {errors.where(self._text, node.query.start)})",
+                self._text,
+                node.query.start,
+            ) from error
+        if node.path is None:
+            return lambda entry, memo: analyzer.matches(query, *_entry_tokens(entry, memo))
+        field = fields.resolve(node.path, self._text)
+        if field.kind in checks.KEY_CONVERTERS and not field.free_keys:
+            return never
+        read = access.getter(field)
+
+        def search_field(entry: Entry, memo: Memo) -> bool:
+            value = read(entry)
+            if value is access.MISSING:
+                return False
+            token_lists = [
+                analyzer.tokens(item) for item in access.scalars(value) if isinstance(item, str)
+            ]
+            present = frozenset(token for tokens in token_lists for token in tokens)
+            return analyzer.matches(query, token_lists, present)
+
+        return search_field
+
+
+def _operands(node: nodes.Node, junction: type) -> list[nodes.Node]:
+    """The operands of a chain of the same junction, left to right."""
+    if isinstance(node, (nodes.And, nodes.Or)) and isinstance(node, junction):
+        return _operands(node.left, junction) + _operands(node.right, junction)
+    return [node]
+
+
+def _negation(inner: Predicate) -> Predicate:
+    if inner is always:
+        return never
+    if inner is never:
+        return always
+    return lambda entry, memo: not inner(entry, memo)
+
+
+def _conjunction(predicates: Sequence[Predicate]) -> Predicate:
+    """AND of predicates, evaluated left to right until one fails."""
+    if never in predicates:
+        return never
+    kept = tuple(predicate for predicate in predicates if predicate is not always)
+    if not kept:
+        return always
+    if len(kept) == 1:
+        return kept[0]
+
+    def all_hold(entry: Entry, memo: Memo) -> bool:
+        for predicate in kept:
+            if not predicate(entry, memo):
+                return False
+        return True
+
+    return all_hold
+
+
+def _disjunction(predicates: Sequence[Predicate]) -> Predicate:
+    """OR of predicates, evaluated left to right until one holds."""
+    if always in predicates:
+        return always
+    kept = tuple(predicate for predicate in predicates if predicate is not never)
+    if not kept:
+        return never
+    if len(kept) == 1:
+        return kept[0]
+
+    def any_holds(entry: Entry, memo: Memo) -> bool:
+        for predicate in kept:
+            if predicate(entry, memo):
+                return True
+        return False
+
+    return any_holds
+
+
+def _typed_field(
+    field: fields.FieldRef, comparisons: list[nodes.Comparison], conjunctive: bool
+) -> Predicate:
+    """Comparisons on a typed LogEntry field: convert the value once, test the key."""
+    found = [
+        checks.key_test(field.kind, comparison.op, comparison.value)
+        for comparison in comparisons
+        if comparison.value is not None
+    ]
+    tests = tuple(test for test in found if test is not None)
+    if not tests or (conjunctive and len(tests) < len(found)):
+        return never
+    read = access.getter(field)
+    convert = checks.KEY_CONVERTERS[field.kind]
+    join = all if conjunctive else any
+
+    def typed(entry: Entry, memo: Memo) -> bool:
+        value = read(entry)
+        if isinstance(value, list):
+            items = [convert(item) for item in access.flatten(value)]
+            return join(any(test(key) for key in items) for test in tests)
+        key = convert(value)
+        return join(test(key) for test in tests)
+
+    if len(tests) == 1:
+        test = tests[0]
+
+        def typed_one(entry: Entry, memo: Memo) -> bool:
+            value = read(entry)
+            if isinstance(value, list):
+                return any(test(convert(item)) for item in access.flatten(value))
+            return test(convert(value))
+
+        return typed_one
+    return typed
+
+
+def _text_field(
+    field: fields.FieldRef, text_checks: list[checks.TextCheck], conjunctive: bool
+) -> Predicate:
+    """Comparisons on a text field (JSON values), fused into one test per value."""
+    read = access.getter(field)
+    if conjunctive and len(text_checks) > 1:
+        singles = [_any_check([check]) for check in text_checks]
+        test = _all_checks(text_checks)
+
+        def all_on_field(entry: Entry, memo: Memo) -> bool:
+            value = read(entry)
+            if value is access.MISSING:
+                return False
+            if isinstance(value, list):
+                items = list(access.flatten(value))
+                return all(any(single(item) for item in items) for single in singles)
+            return test(value)
+
+        return all_on_field
+    test = _any_check(text_checks)
+
+    def any_on_field(entry: Entry, memo: Memo) -> bool:
+        value = read(entry)
+        if value is access.MISSING:
+            return False
+        if isinstance(value, list):
+            return any(test(item) for item in access.flatten(value))
+        return test(value)
+
+    return any_on_field
+
+
+def _any_check(text_checks: list[checks.TextCheck]) -> ValueTest:
+    """One value passes any of the checks: folded once, equalities by set, terms by `in`."""
+    equal = frozenset(check.equal for check in text_checks if check.equal is not None)
+    contains = tuple(check.contains for check in text_checks if check.contains is not None)
+    on_strings = tuple(
+        check.test for check in text_checks if check.equal is None and check.contains is None
+    )
+    on_others = tuple(check.test for check in text_checks)
+    folds = any(check.folds for check in text_checks)
+    fold = values.fold
+
+    def test(value: object) -> bool:
+        if type(value) is str:
+            folded = fold(value) if folds else ""
+            if folded in equal:
+                return True
+            for term in contains:
+                if term in folded:
+                    return True
+            for string_test in on_strings:
+                if string_test(value, folded):
+                    return True
+            return False
+        for other_test in on_others:
+            if other_test(value, ""):
+                return True
+        return False
+
+    return test
+
+
+def _all_checks(text_checks: list[checks.TextCheck]) -> ValueTest:
+    """One value passes every check, folded once."""
+    tests = tuple(check.test for check in text_checks)
+    folds = any(check.folds for check in text_checks)
+
+    def test(value: object) -> bool:
+        folded = values.fold(value) if folds and type(value) is str else ""
+        return all(each(value, folded) for each in tests)
+
+    return test
+
+
+def _global_restriction(literal: nodes.Literal) -> Predicate:
+    """A bare value: some scalar of the entry contains it (or equals it, if a number)."""
+    folded = values.fold(literal.text)
+    number = values.parse_number(literal.text)
+    boolean = values.parse_bool(literal.text)
+
+    def restriction(entry: Entry, memo: Memo) -> bool:
+        found = _entry_scalars(entry, memo)
+        if any(folded in string for string in found.strings):
+            return True
+        if number is not None and number in found.numbers:
+            return True
+        return boolean is not None and boolean in found.booleans
+
+    return restriction
+
+
+def _entry_scalars(entry: Entry, memo: Memo) -> _Scalars:
+    """The entry's folded strings, numbers and booleans, computed once per entry."""
+    cached = memo.get("scalars")
+    if isinstance(cached, _Scalars):
+        return cached
+    items = list(access.scalars(entry))
+    found = _Scalars(
+        strings=tuple(values.fold(item) for item in items if isinstance(item, str)),
+        numbers=tuple(
+            item for item in items if isinstance(item, (int, float)) and not isinstance(item, bool)
+        ),
+        booleans=frozenset(item for item in items if isinstance(item, bool)),
+    )
+    memo["scalars"] = found
+    return found
+
+
+def _entry_tokens(entry: Entry, memo: Memo) -> tuple[list[list[str]], frozenset[str]]:
+    """The SEARCH tokens of every string of the entry, computed once per entry."""
+    cached = memo.get("tokens")
+    if not isinstance(cached, _Tokens):
+        lists = [analyzer.tokens(string) for string in _entry_scalars(entry, memo).strings]
+        cached = _Tokens(lists, frozenset(token for tokens in lists for token in tokens))
+        memo["tokens"] = cached
+    return cached.lists, cached.present
+
+
+def _log_id(literal: nodes.Literal) -> Predicate:
+    """log_id("a/b"): the URL-decoded log ID of `logName` is the (decoded) argument."""
+    wanted = values.fold(urllib.parse.unquote(literal.text))
+    read = access.getter(LOG_NAME)
+
+    def log_id(entry: Entry, memo: Memo) -> bool:
+        name = read(entry)
+        if not isinstance(name, str):
+            return False
+        _, separator, encoded = name.partition("/logs/")
+        return bool(separator) and values.fold(urllib.parse.unquote(encoded)) == wanted
+
+    return log_id

@@ -1,0 +1,92 @@
+"""The syntax tree of a filter: plain frozen dataclasses, built by the parser.
+
+Offsets (`start`) point into the filter text so later stages can report
+errors with a column. A parenthesized right-hand side never reaches the tree:
+the parser distributes its field and operator over each value, so
+`f:("a" AND "b")` arrives as `And(Comparison(f, ":", a), Comparison(f, ":", b))`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TypeAlias
+
+
+@dataclasses.dataclass(frozen=True)
+class Path:
+    """A field path such as `resource.labels.pod_name`, one string per component."""
+
+    components: tuple[str, ...]
+    text: str
+    start: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Literal:
+    """A value as written: its decoded text and whether it was double-quoted."""
+
+    text: str
+    quoted: bool
+    start: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """`path op value`; `value` is None for the presence test `:*`."""
+
+    path: Path
+    op: str
+    value: Literal | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Restriction:
+    """A global restriction: a bare value searched for in every field."""
+
+    value: Literal
+
+
+@dataclasses.dataclass(frozen=True)
+class Search:
+    """`SEARCH("query")` over the whole entry, or `SEARCH(path, "query")`."""
+
+    query: Literal
+    path: Path | None
+
+
+@dataclasses.dataclass(frozen=True)
+class LogId:
+    """`log_id("name")`: the entry's log is that (unescaped) log ID."""
+
+    log_id: Literal
+
+
+@dataclasses.dataclass(frozen=True)
+class And:
+    """Both sides hold (explicit `AND` or whitespace)."""
+
+    left: Node
+    right: Node
+
+
+@dataclasses.dataclass(frozen=True)
+class Or:
+    """Either side holds."""
+
+    left: Node
+    right: Node
+
+
+@dataclasses.dataclass(frozen=True)
+class Not:
+    """The operand does not hold (`NOT` or a leading `-`)."""
+
+    operand: Node
+
+
+@dataclasses.dataclass(frozen=True)
+class Everything:
+    """The empty filter, which every entry matches."""
+
+
+Node: TypeAlias = Comparison | Restriction | Search | LogId | And | Or | Not | Everything

@@ -1,0 +1,321 @@
+"""Cloud Logging as a source: `entries.list` through google-cloud-logging's HTTP/JSON connection.
+
+The pages are read raw through the client's connection, so every entry keeps
+the API's JSON shape (nanoseconds, receiveTimestamp, split, ...), which the
+client's entry objects would lose. Each fetch asks for `pageSize` =
+min(limit, 1000) and reads only the pages its limit needs; each page request
+is retried on 429, 5xx and connection errors with backoff, resuming from its
+page token; all requests of a source draw from one budget well under the
+project's 60 requests per minute. Independent fetches run concurrently.
+google.cloud is imported only when a query runs.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from pathways_workload.errors import CloudLoggingError, ToolError, UsageError
+from pathways_workload.render import USAGE_TOKENS
+from pathways_workload.sources import credentials
+from pathways_workload.sources.base import Entry, Fetch, Result
+from pathways_workload.sources.retry import Backoff, GaveUp, RequestBudget, retrying
+
+MAX_PAGE_SIZE = 1000
+MAX_SHORT_PAGES = 10
+WORKERS = 4
+REQUEST_TIMEOUT = 60.0
+QUOTA_ADVICE = (
+    "the project's read quota (entries.list requests per minute) is used up: wait a minute "
+    "and rerun, narrow the window (--duration) so fewer pages are needed, or raise the "
+    "'Read requests per minute' quota of logging.googleapis.com"
+)
+OUTAGE_ADVICE = (
+    "wait a minute and rerun, or narrow the window (--duration) or the workload flags "
+    "so the query has less to scan"
+)
+
+
+class _Stopped(Exception):
+    """Another fetch of the same run failed; this one stops before its next request."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Api:
+    """What a run needs from the lazily imported client libraries."""
+
+    new_client: Callable[[], Any]
+    transient: tuple[type[Exception], ...]
+    call_error: type[Exception]
+    auth_error: type[Exception]
+
+
+@dataclasses.dataclass
+class _Scan:
+    """The pages of one fetch read so far."""
+
+    fetch: Fetch
+    project: str
+    entries: list[Entry] = dataclasses.field(default_factory=list)
+    token: str | None = None
+    pages: int = 0
+    requests: int = 0
+    short_pages: int = 0
+
+    @property
+    def page_size(self) -> int:
+        return min(self.fetch.limit, MAX_PAGE_SIZE)
+
+    def body(self) -> dict[str, Any]:
+        """The request body; every page but the first adds the previous page's token."""
+        body: dict[str, Any] = {
+            "resourceNames": [f"projects/{self.project}"],
+            "filter": self.fetch.query.filter,
+            "orderBy": f"timestamp {self.fetch.order}",
+            "pageSize": self.page_size,
+        }
+        if self.token:
+            body["pageToken"] = self.token
+        return body
+
+    def add(self, page: object) -> None:
+        """Take one response; an empty-string nextPageToken ends the read like a missing one."""
+        entries = page.get("entries", []) if isinstance(page, dict) else None
+        if not isinstance(page, dict) or not isinstance(entries, list):
+            raise CloudLoggingError(
+                f'unexpected response from Cloud Logging to "{self.fetch.query.purpose}" '
+                "(no list of entries); check CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING"
+            )
+        token = page.get("nextPageToken")
+        self.token = token if isinstance(token, str) and token else None
+        self.entries.extend(entries)
+        self.pages += 1
+        if self.token and len(entries) < self.page_size:
+            self.short_pages += 1
+
+    def more_needed(self) -> bool:
+        return self.pages == 0 or (self.token is not None and len(self.entries) < self.fetch.limit)
+
+    def result(self) -> Result:
+        limit = self.fetch.limit
+        truncated = len(self.entries) > limit or self.token is not None
+        return Result(self.fetch, self.entries[:limit], truncated, self.requests)
+
+
+class CloudSource:
+    """Runs fetches against Cloud Logging; timings, budget and pool size are injectable."""
+
+    def __init__(
+        self,
+        project: str,
+        err: TextIO,
+        *,
+        backoff: Backoff | None = None,
+        budget: RequestBudget | None = None,
+        workers: int = WORKERS,
+        max_short_pages: int = MAX_SHORT_PAGES,
+        timeout: float = REQUEST_TIMEOUT,
+    ) -> None:
+        self.project = project
+        self.err = err
+        self.backoff = backoff or Backoff()
+        self.budget = budget or RequestBudget()
+        self.workers = workers
+        self.max_short_pages = max_short_pages
+        self.timeout = timeout
+        self._api: _Api | None = None
+        self._lock = threading.Lock()
+
+    def run(self, fetches: Sequence[Fetch]) -> list[Result]:
+        """Run the fetches concurrently; the first failure stops the others and is raised."""
+        if not fetches:
+            return []
+        api = self._connect()
+        stop = threading.Event()
+        if len(fetches) == 1:
+            return [self._read(api, fetches[0], stop)]
+        workers = min(self.workers, len(fetches))
+        with concurrent.futures.ThreadPoolExecutor(workers, "cloud-logging") as pool:
+            futures = [pool.submit(self._read, api, fetch, stop) for fetch in fetches]
+            try:
+                concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_EXCEPTION)
+                for future in futures:
+                    error = future.exception() if future.done() else None
+                    if error is not None and not isinstance(error, _Stopped):
+                        raise error
+                return [future.result() for future in futures]
+            finally:
+                stop.set()
+
+    def _connect(self) -> _Api:
+        """Import the client libraries and load credentials, once per source."""
+        if self._api is None:
+            self._api = _load_api(self.project)
+        return self._api
+
+    def _read(self, api: _Api, fetch: Fetch, stop: threading.Event) -> Result:
+        """Read only the pages the fetch's limit needs."""
+        scan = _Scan(fetch, self.project)
+        client = api.new_client()
+        while scan.more_needed():
+            if scan.short_pages >= self.max_short_pages:
+                self._incomplete(scan)
+                break
+            scan.add(self._page(api, client, scan, stop))
+            if self.err.isatty():
+                self._say(
+                    f'"{fetch.query.purpose}": page {scan.pages}, '
+                    f"{len(scan.entries)} entries so far"
+                )
+        return scan.result()
+
+    def _page(self, api: _Api, client: Any, scan: _Scan, stop: threading.Event) -> object:
+        """One page, retried (from the same page token) on transient failures."""
+        body = scan.body()
+        page = scan.pages + 1
+
+        def attempt() -> object:
+            self._await_budget(stop)
+            scan.requests += 1
+            return client._connection.api_request(
+                method="POST", path="/entries:list", data=body, timeout=self.timeout
+            )
+
+        def report(error: Exception, wait: float, number: int) -> None:
+            self._say(
+                f'Cloud Logging answered {_status(error)} to "{scan.fetch.query.purpose}" '
+                f"(page {page}, attempt {number}); retrying in {wait:.1f}s"
+            )
+
+        try:
+            return retrying(
+                attempt, lambda e: isinstance(e, api.transient), self.backoff, report, stop.wait
+            )
+        except GaveUp as gave_up:
+            raise _gave_up(scan, gave_up) from None
+        except (api.call_error, api.auth_error, ValueError) as error:
+            raise _failed(self.project, scan, error) from None
+
+    def _await_budget(self, stop: threading.Event) -> None:
+        if stop.is_set():
+            raise _Stopped
+        wait = self.budget.reserve()
+        if wait >= 1 and self.err.isatty():
+            self._say(
+                f"waiting {wait:.1f}s for the request budget "
+                f"({self.budget.per_minute:g} requests per minute)"
+            )
+        if wait and stop.wait(wait):
+            raise _Stopped
+
+    def _incomplete(self, scan: _Scan) -> None:
+        """Cloud Logging kept answering with partial pages: stop, and say so."""
+        what = (
+            f'the query "{scan.fetch.query.purpose}": Cloud Logging had not finished scanning '
+            f"after {scan.pages} pages"
+        )
+        advice = "narrow the window (--duration) or the workload flags, then rerun"
+        if not scan.entries:
+            raise CloudLoggingError(f"{what} and found nothing yet; {advice}")
+        self._say(
+            f"warning: {what}; the {len(scan.entries)} entries found are incomplete: {advice}"
+        )
+
+    def _say(self, line: str) -> None:
+        with self._lock:
+            self.err.write(line + "\n")
+            self.err.flush()
+
+
+def _load_api(project: str) -> _Api:
+    """Import google-cloud-logging and build clients on its HTTP/JSON transport."""
+    try:
+        import requests
+        from google.api_core import exceptions
+        from google.api_core.client_info import ClientInfo
+        from google.auth.exceptions import GoogleAuthError, TransportError
+        from google.cloud import logging
+    except ImportError as error:
+        raise UsageError(
+            f"--execute needs google-cloud-logging ({error}); install the skill with "
+            "`pip install <skill folder>`, or use --logs_file or the printed commands"
+        ) from None
+    found = credentials.load(project)
+    endpoint = credentials.endpoint()
+    info = ClientInfo(user_agent=USAGE_TOKENS)  # type: ignore[no-untyped-call]
+
+    def new_client() -> Any:
+        return logging.Client(  # type: ignore[no-untyped-call]
+            project=project,
+            credentials=found,
+            _use_grpc=False,
+            client_info=info,
+            client_options={"api_endpoint": endpoint} if endpoint else None,
+        )
+
+    transient = (
+        exceptions.TooManyRequests,
+        exceptions.InternalServerError,
+        exceptions.BadGateway,
+        exceptions.ServiceUnavailable,
+        exceptions.GatewayTimeout,
+        requests.exceptions.ConnectionError,
+        requests.exceptions.Timeout,
+        requests.exceptions.ChunkedEncodingError,
+        TransportError,
+    )
+    return _Api(new_client, transient, exceptions.GoogleAPICallError, GoogleAuthError)
+
+
+def _server_message(error: Exception) -> str:
+    """The server's own message from an API error's JSON body, else the exception text."""
+    response = getattr(error, "response", None)
+    try:
+        message = response.json()["error"]["message"]  # type: ignore[union-attr]
+    except (AttributeError, KeyError, TypeError, ValueError):
+        message = getattr(error, "message", None) or str(error)
+    return credentials.one_line(str(message))
+
+
+def _status(error: Exception) -> str:
+    """`429 RESOURCE_EXHAUSTED`, `503`, or the kind of connection failure."""
+    code = getattr(error, "code", None)
+    if isinstance(code, int):
+        response = getattr(error, "response", None)
+        try:
+            status = response.json()["error"]["status"]  # type: ignore[union-attr]
+        except (AttributeError, KeyError, TypeError, ValueError):
+            status = ""
+        return f"{code} {status}".strip()
+    return f"{type(error).__name__} ({credentials.one_line(str(error))[:120]})"
+
+
+def _gave_up(scan: _Scan, gave_up: GaveUp) -> CloudLoggingError:
+    error = gave_up.error
+    said = _server_message(error) if isinstance(getattr(error, "code", None), int) else ""
+    advice = QUOTA_ADVICE if getattr(error, "code", None) == 429 else OUTAGE_ADVICE
+    return CloudLoggingError(
+        f'the query "{scan.fetch.query.purpose}" failed after {gave_up.attempts} attempts '
+        f"in {gave_up.elapsed:.0f}s ({_status(error)}{': ' + said if said else ''}); {advice}"
+    )
+
+
+def _failed(project: str, scan: _Scan, error: Exception) -> ToolError:
+    """Map a non-transient failure: 400 bad filter, 401/403 access, the rest Cloud Logging."""
+    code = getattr(error, "code", None)
+    if code == 400:
+        return UsageError(
+            f'Cloud Logging rejected the filter of "{scan.fetch.query.purpose}": '
+            f"{_server_message(error)}"
+        )
+    if code in (401, 403):
+        return credentials.denied(project, code, _server_message(error))
+    if not isinstance(code, int) and not isinstance(error, ValueError):
+        return credentials.refresh_failed(project, str(error))
+    return CloudLoggingError(
+        f'Cloud Logging failed on "{scan.fetch.query.purpose}" ({_status(error)}: '
+        f"{_server_message(error)}); check --project and CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING"
+    )

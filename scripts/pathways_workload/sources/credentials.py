@@ -1,0 +1,95 @@
+"""Credentials and endpoint for Cloud Logging, honouring the variables gcloud honours.
+
+Application Default Credentials through `google.auth.default()`; none at all
+when `CLOUDSDK_AUTH_DISABLE_CREDENTIALS` is true (as gcloud does); the API
+endpoint from `CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING` (private endpoints,
+test servers). google.auth is imported only when credentials are needed.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pathways_workload.errors import AccessError
+
+ENDPOINT_ENV = "CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING"
+DISABLE_ENV = "CLOUDSDK_AUTH_DISABLE_CREDENTIALS"
+KEY_FILE_ENV = "GOOGLE_APPLICATION_CREDENTIALS"
+READ_SCOPE = "https://www.googleapis.com/auth/logging.read"
+VIEWER_ROLE = "roles/logging.viewer"
+PRIVATE_VIEWER_ROLE = "roles/logging.privateLogViewer"
+LOGIN_FIX = (
+    "run `gcloud auth application-default login`, or set "
+    f"{KEY_FILE_ENV} to a service-account key file"
+)
+_TRUE = ("1", "true", "yes", "on", "y")
+
+
+def one_line(text: str) -> str:
+    """Collapse a library or server message to one line."""
+    return " ".join(str(text).split())
+
+
+def endpoint() -> str | None:
+    """The API endpoint override without its trailing slash (gcloud's value has one), or None."""
+    value = os.environ.get(ENDPOINT_ENV, "").strip().rstrip("/")
+    return value or None
+
+
+def disabled() -> bool:
+    """True when gcloud's variable says to send no credentials."""
+    return os.environ.get(DISABLE_ENV, "").strip().lower() in _TRUE
+
+
+def load(project: str) -> Any:
+    """Anonymous credentials when disabled, else Application Default Credentials."""
+    import google.auth
+    from google.auth.credentials import AnonymousCredentials
+    from google.auth.exceptions import DefaultCredentialsError
+
+    if disabled():
+        return AnonymousCredentials()  # type: ignore[no-untyped-call]
+    try:
+        found, _ = google.auth.default(scopes=[READ_SCOPE])
+    except DefaultCredentialsError as error:
+        key_file = os.environ.get(KEY_FILE_ENV)
+        if key_file:
+            raise AccessError(
+                f"cannot load the credentials in {KEY_FILE_ENV}={key_file} "
+                f"({one_line(str(error))}): point it at a valid service-account key file, "
+                "or unset it and run `gcloud auth application-default login`"
+            ) from None
+        raise AccessError(
+            f"no Application Default Credentials found: {LOGIN_FIX} "
+            f"(the account needs {VIEWER_ROLE} on project {project})"
+        ) from None
+    return found
+
+
+def denied(project: str, status: int, server_message: str) -> AccessError:
+    """The error for a 401 or 403 from Cloud Logging: which role or command fixes it."""
+    said = f" ({server_message})" if server_message else ""
+    if status == 401:
+        return AccessError(
+            f"Cloud Logging did not accept the credentials{said}: {LOGIN_FIX}; "
+            f"the account needs {VIEWER_ROLE} on project {project}"
+        )
+    return AccessError(
+        f"no permission to read the logs of project {project}{said}: grant {VIEWER_ROLE} "
+        f"on project {project} (private logs such as data access audit logs need "
+        f"{PRIVATE_VIEWER_ROLE})"
+    )
+
+
+def refresh_failed(project: str, detail: str) -> AccessError:
+    """The error when google-auth cannot obtain or refresh a token."""
+    if disabled():
+        return AccessError(
+            f"Cloud Logging asked for credentials but {DISABLE_ENV} is set; unset it and "
+            f"{LOGIN_FIX}"
+        )
+    return AccessError(
+        f"the credentials could not be refreshed ({one_line(detail)}): {LOGIN_FIX}; "
+        f"the account needs {VIEWER_ROLE} on project {project}"
+    )

@@ -1,0 +1,1 @@
+"""The whole first pass in one command: evidence, root cause, hosts, versions, checks."""

@@ -1,0 +1,180 @@
+"""Turn the entries triage fetched into evidence: what, where, when, cause or symptom."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from pathways_workload import scenarios
+from pathways_workload.describe import (
+    container_of,
+    entry_labels,
+    message,
+    node_of,
+    pod_of,
+    resource_type,
+    severity,
+)
+from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
+from pathways_workload.terms import USER_CONTAINERS
+
+# Node-level events carry whole-second timestamps, and the kernel OOM event is
+# reported after the kill: such an event may stand for anything up to this long before it.
+NODE_EVENT_TOLERANCE_NS = 10 * 10**9
+
+# Downstream errors: (substring, containers where it is a symptom; empty = everywhere).
+SYMPTOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Socket closed", ()),
+    ("Connection to IFRT proxy server was terminated", ()),
+    ("lost connection to peer", ()),
+    ("Pipe from scheduler to aggregator", ()),
+    ("SLICE_FAILURE_CHIP_DRIVER_ERROR", USER_CONTAINERS),
+    ("SIGTERM", ()),
+    ("Unable to establish connection", ()),
+    ("Back-off restarting failed container", ()),
+    ("Stopping container", ()),
+    ("GOAWAY", ()),
+    ("Cancelled", ()),
+)
+SYMPTOM_REASONS = (
+    "Killing",
+    "BackOff",
+    "RestartJobSetFailurePolicyAction",
+    "FailJobSetFailurePolicyAction",
+    "FailedJobs",
+    "ReachedMaxRestarts",
+    "BackoffLimitExceeded",
+    "NodeNotReady",
+)
+QUIET_EVENT_REASONS = (
+    "Scheduled",
+    "Pulling",
+    "Pulled",
+    "Created",
+    "Started",
+    "SuccessfulCreate",
+    "SuccessfulDelete",
+    "AllJobsCompleted",
+    "InOrderStartupPolicyInProgress",
+    "InOrderStartupPolicyCompleted",
+    "ResumeJobs",
+)
+RESTART_LABELS = (
+    "k8s-pod/jobset_sigs_k8s_io/restart-attempt",
+    "jobset.sigs.k8s.io/restart-attempt",
+)
+HOST_LABELS = (
+    ("k8s-pod/jobset_sigs_k8s_io/job-index", "k8s-pod/batch_kubernetes_io/job-completion-index"),
+    (
+        "k8s-pod/leaderworkerset_sigs_k8s_io/group-index",
+        "k8s-pod/leaderworkerset_sigs_k8s_io/worker-index",
+    ),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Evidence:
+    """One entry that says something went wrong, and how to weigh it."""
+
+    entry: Entry
+    time_ns: int
+    source: str
+    symptom: bool
+
+    @property
+    def coarse(self) -> bool:
+        """Whole-second node-level events, which may lag what they report."""
+        return self.source == "node-event"
+
+    @property
+    def effective_ns(self) -> int:
+        return self.time_ns - (NODE_EVENT_TOLERANCE_NS if self.coarse else 0)
+
+    @property
+    def pod(self) -> str | None:
+        return pod_of(self.entry)
+
+    @property
+    def container(self) -> str | None:
+        return container_of(self.entry)
+
+    @property
+    def node(self) -> str | None:
+        return node_of(self.entry)
+
+    @property
+    def message(self) -> str:
+        return message(self.entry)
+
+    @property
+    def attempt(self) -> str | None:
+        labels = entry_labels(self.entry)
+        for key in RESTART_LABELS:
+            if isinstance(labels.get(key), str):
+                return str(labels[key])
+        return None
+
+    @property
+    def scenario(self) -> scenarios.Scenario | None:
+        return scenarios.match(self.entry)
+
+    def host(self) -> tuple[str, str] | None:
+        """(slice, host) for a TPU host pod; None for the head pod and node-level entries."""
+        if self.container not in ("pathways-worker", "colocated-python-sidecar"):
+            return None
+        labels = entry_labels(self.entry)
+        for slice_key, host_key in HOST_LABELS:
+            if isinstance(labels.get(slice_key), str):
+                return str(labels[slice_key]), str(labels.get(host_key, "?"))
+        return None
+
+    def order(self) -> tuple[int, int, tuple[int, str]]:
+        rank = {"serial-console": 0, "audit": 0, "node-event": 1}.get(self.source, 2)
+        return self.effective_ns, rank, sort_key(self.entry)
+
+
+def source_of(entry: Entry) -> str:
+    """Which kind of evidence an entry is."""
+    kind = resource_type(entry)
+    log_name = str(entry.get("logName", ""))
+    if kind == "gce_instance":
+        return "serial-console" if "serialconsole" in log_name else "audit"
+    if kind == "k8s_node":
+        return "node-event"
+    if kind == "k8s_pod":
+        return "pod-event"
+    if kind in ("k8s_cluster", "gke_nodepool"):
+        return "cluster-event"
+    namespace = entry.get("resource", {}).get("labels", {}).get("namespace_name")
+    return "controller" if namespace == "jobset-system" else "container"
+
+
+def _is_symptom(entry: Entry) -> bool:
+    text = message(entry).lower()
+    container = container_of(entry) or ""
+    for substring, containers in SYMPTOMS:
+        if substring.lower() in text and (not containers or container in containers):
+            return True
+    payload = entry.get("jsonPayload")
+    reason = payload.get("reason") if isinstance(payload, dict) else None
+    return reason in SYMPTOM_REASONS
+
+
+def _is_noise(entry: Entry, source: str) -> bool:
+    """Routine events that are not evidence of a failure."""
+    payload = entry.get("jsonPayload")
+    reason = payload.get("reason") if isinstance(payload, dict) else None
+    if source in ("pod-event", "cluster-event"):
+        return reason in QUIET_EVENT_REASONS or (
+            severity(entry) != "WARNING"
+            and not _is_symptom(entry)
+            and scenarios.match(entry) is None
+        )
+    return False
+
+
+def classify(entry: Entry) -> Evidence | None:
+    """Evidence from an entry, or None for routine entries."""
+    source = source_of(entry)
+    if _is_noise(entry, source):
+        return None
+    return Evidence(entry, entry_time_ns(entry), source, _is_symptom(entry))

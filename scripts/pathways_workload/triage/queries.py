@@ -1,0 +1,136 @@
+"""The few queries triage runs, all independent so they go out in one wave.
+
+Node-level queries cover the whole cluster (and the project's instances) and
+are narrowed to the workload's nodes afterwards, so no query waits for node
+discovery, and offline one pass over the export answers all of them.
+"""
+
+from __future__ import annotations
+
+from pathways_workload import filters, target, terms
+from pathways_workload.query import Query, Request
+from pathways_workload.sources.base import Fetch
+from pathways_workload.triage.versions import VERSION_TERMS
+
+STALL_TERMS = ("Still waiting to acquire semaphore", "Recv completion error", "GOAWAY")
+STARTUP_TERMS = (
+    "IFRT proxy server started",
+    "Pathways Server serving",
+    "Slices Now Ready",
+    "MegaScale transport",
+    "Detected Pathways-on-Cloud backend",
+)
+CRASH, STARTUP, LAST_LINES, EVENTS, NODES, CONTROLLER = range(6)
+
+
+def _bounded(request: Request, *clauses: str) -> str:
+    return filters.all_of([*clauses, filters.within(request.window)])
+
+
+def _node_level(request: Request) -> str:
+    cluster_nodes = target.cluster_scope("k8s_node", request.target, namespaced=False)
+    reasons = terms.NODE_OOM_REASONS + terms.NODE_INTERRUPTION_REASONS
+    return filters.any_of(
+        [
+            filters.all_of(
+                [
+                    cluster_nodes,
+                    filters.any_of(
+                        [
+                            filters.one_of("jsonPayload.reason", reasons),
+                            filters.message_has_any(terms.NODE_OOM_TERMS),
+                        ]
+                    ),
+                ]
+            ),
+            filters.all_of(
+                [
+                    'resource.type="gce_instance"',
+                    filters.log_id("serialconsole.googleapis.com/serial_port_1_output"),
+                    filters.message_has_any(terms.NODE_OOM_TERMS),
+                ]
+            ),
+            filters.all_of(
+                [
+                    'resource.type="gce_instance"',
+                    filters.log_id("cloudaudit.googleapis.com/system_event"),
+                    filters.one_of("protoPayload.methodName", terms.INTERRUPTION_METHODS),
+                ]
+            ),
+            filters.all_of(
+                [
+                    target.cluster_scope("gke_nodepool", request.target, namespaced=False),
+                    filters.one_of("protoPayload.methodName", terms.NODEPOOL_METHODS),
+                ]
+            ),
+        ]
+    )
+
+
+def triage_fetches(request: Request) -> list[Fetch]:
+    """The fetches, indexed by the constants above."""
+    size = request.options.fetch_limit
+    lines = target.container_lines(request.target)
+    crash = filters.any_of(
+        [
+            filters.message_has_any(terms.CRASH_TERMS + STALL_TERMS + request.options.extra_terms),
+            f"severity>={request.options.min_severity or 'CRITICAL'}",
+        ]
+    )
+    events = filters.any_of(
+        [target.pod_events(request.target), target.object_events(request.target) or ""]
+    )
+    controller = filters.all_of(
+        [
+            target.cluster_scope("k8s_container", request.target, namespaced=False),
+            'resource.labels.namespace_name="jobset-system"',
+            filters.any_of(
+                [filters.message_has_any(terms.SUMMARY_CONTROLLER_TERMS), "severity>=ERROR"]
+            ),
+        ]
+    )
+    return [
+        Fetch(
+            Query(
+                "crash, fatal and stall lines of every workload container",
+                _bounded(request, lines, crash),
+            ),
+            size,
+        ),
+        Fetch(
+            Query(
+                "start-up and version lines of the workload",
+                _bounded(request, lines, filters.message_has_any(VERSION_TERMS + STARTUP_TERMS)),
+            ),
+            size,
+        ),
+        Fetch(
+            Query(
+                "the latest lines of the workload (who went quiet, progress at the end)",
+                _bounded(request, lines),
+            ),
+            size,
+            "desc",
+        ),
+        Fetch(
+            Query(
+                "Kubernetes events of the workload's pods, Jobs and JobSet/LWS",
+                _bounded(request, events),
+            ),
+            size,
+        ),
+        Fetch(
+            Query(
+                "node OOM kills, interruptions and node pool operations (cluster-wide; "
+                "narrowed to the workload's nodes)",
+                _bounded(request, _node_level(request)),
+            ),
+            size,
+        ),
+        Fetch(
+            Query(
+                "JobSet controller logs (namespace jobset-system)", _bounded(request, controller)
+            ),
+            size,
+        ),
+    ]
