@@ -38,7 +38,7 @@ def _image(entry: Entry) -> tuple[str, str] | None:
 
 
 def tag_jax(tag: str | None) -> str | None:
-    """The JAX version a Pathways image tag was qualified for (`jax-0.12.0`, `20261108-jax_0.12.0`)."""
+    """The JAX version an image tag was qualified for (`jax-0.12.0`, `20261108-jax_0.12.0`)."""
     found = _TAG_JAX_RE.search(tag or "")
     return found.group(1) if found else None
 

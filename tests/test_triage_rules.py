@@ -1,0 +1,241 @@
+"""The root-cause rules of references/root-cause-rules.md, one test per rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pathways_workload import scenarios
+from pathways_workload.triage import rules
+from pathways_workload.triage.evidence import classify
+from tests.helpers import (
+    audit_event,
+    container_entry,
+    node_event,
+    run_cli,
+    scheduled_event,
+    serial_line,
+)
+
+NODE_A = "gke-pw-cluster-tpu-np-1-8a1b2c3d-aaaa"
+NODE_B = "gke-pw-cluster-tpu-np-1-8a1b2c3d-bbbb"
+OTHER_NODE = "gke-pw-cluster-tpu-np-2-9f9f9f9f-zzzz"
+
+
+def worker(
+    text: str, ts: str, pod: str = "llama-train-worker-0-0-aaaaa", node: str = NODE_A, **labels: str
+) -> dict[str, Any]:
+    entry = container_entry(text, pod=pod, node=node, timestamp=ts)
+    entry["labels"].update(labels)
+    return entry
+
+
+def root(*entries: dict[str, Any]) -> dict[str, Any] | None:
+    items = [e for e in (classify(entry) for entry in entries) if e is not None]
+    found = rules.root_of(items)
+    return found.entry if found else None
+
+
+def test_the_earliest_real_error_wins_across_containers() -> None:
+    first = worker("Check failed: hbm ok", "2026-10-22T11:30:00.000000100Z")
+    later = worker(
+        "RESOURCE_EXHAUSTED: out of HBM",
+        "2026-10-22T11:30:00.000000200Z",
+        pod="llama-train-worker-1-0-bbbbb",
+    )
+    assert root(later, first) is first
+
+
+def test_a_symptom_never_beats_an_earlier_cause() -> None:
+    cause = worker("Check failed: x", "2026-10-22T11:30:00.5Z")
+    peer = worker(
+        "DEADLINE_EXCEEDED: lost connection to peer",
+        "2026-10-22T11:30:00.1Z",
+        pod="llama-train-worker-1-0-bbbbb",
+    )
+    assert root(peer, cause) is cause
+
+
+def test_the_earliest_symptom_stands_in_when_nothing_else_was_logged() -> None:
+    early = worker("DEADLINE_EXCEEDED: lost connection to peer", "2026-10-22T11:30:00.1Z")
+    late = worker(
+        "DEADLINE_EXCEEDED: lost connection to peer",
+        "2026-10-22T11:30:00.2Z",
+        pod="llama-train-worker-1-0-bbbbb",
+    )
+    assert root(late, early) is early
+
+
+def test_a_node_event_beats_container_errors_within_the_tolerance() -> None:
+    """The OOMKilling event is stamped after the kill, to the second."""
+    oom = node_event(
+        "OOMKilling",
+        "Memory cgroup out of memory: Killed process 7 (python3)",
+        NODE_A,
+        "2026-10-22T11:30:05Z",
+    )
+    crash = worker("Check failed: connection", "2026-10-22T11:29:58.123456789Z")
+    assert root(crash, oom) is oom
+
+
+def test_a_container_error_well_before_the_node_event_still_wins() -> None:
+    oom = node_event(
+        "OOMKilling",
+        "Memory cgroup out of memory: Killed process 7 (python3)",
+        NODE_A,
+        "2026-10-22T11:30:05Z",
+    )
+    crash = worker("Check failed: earlier", "2026-10-22T11:29:54.999999999Z")
+    assert root(crash, oom) is crash
+
+
+def test_the_precise_serial_line_is_preferred_as_evidence() -> None:
+    event = node_event(
+        "OOMKilling",
+        "Memory cgroup out of memory: Killed process 7 (python3)",
+        NODE_A,
+        "2026-10-22T11:30:05Z",
+    )
+    kernel = serial_line(
+        "[ 99.1] Memory cgroup out of memory: Killed process 7 (python3)",
+        NODE_A,
+        "2026-10-22T11:30:01.250000001Z",
+    )
+    crash = worker("Check failed: connection", "2026-10-22T11:30:00.5Z")
+    assert root(event, crash, kernel) is kernel
+
+
+def test_an_interruption_beats_the_sigterms_it_caused() -> None:
+    preempted = audit_event("compute.instances.preempted", NODE_A, "2026-10-22T11:30:00.2Z")
+    sigterm = worker("*** SIGTERM received by PID 1 ***", "2026-10-22T11:30:01Z")
+    found = root(sigterm, preempted)
+    assert found is preempted
+    assert scenarios.match(found).number == 4  # type: ignore[union-attr]
+
+
+def test_restart_attempts_are_separate_failures_and_the_issue_time_picks_one() -> None:
+    first = worker(
+        "Check failed: a",
+        "2026-10-22T11:20:00Z",
+        **{"k8s-pod/jobset_sigs_k8s_io/restart-attempt": "0"},
+    )
+    second = worker(
+        "Address already in use",
+        "2026-10-22T11:40:00Z",
+        **{"k8s-pod/jobset_sigs_k8s_io/restart-attempt": "1"},
+    )
+    items = [classify(first), classify(second)]
+    failures = rules.split_failures([i for i in items if i])
+    assert [f.cause.entry for f in failures] == [first, second]
+    late_issue = 1792669500 * 10**9  # 11:45
+    assert rules.pick(failures, late_issue).cause.entry is second  # type: ignore[union-attr]
+    assert rules.pick(failures, None).cause.entry is first  # type: ignore[union-attr]
+
+
+def test_the_component_that_went_quiet_first_leads_a_hang() -> None:
+    steps = [
+        container_entry(
+            f"completed step: {i}",
+            container="jax-tpu",
+            severity="INFO",
+            pod="llama-train-pathways-head-0-0-hhhhh",
+            timestamp=f"2026-10-22T11:{10 + i:02d}:00Z",
+        )
+        for i in range(10)
+    ]
+    quiet = worker("heartbeat", "2026-10-22T11:18:30Z", pod="llama-train-worker-1-0-bbbbb")
+    busy = worker("heartbeat", "2026-10-22T11:59:00Z")
+    proxy = container_entry(
+        "IFRT proxy server started with status OK",
+        container="pathways-proxy",
+        severity="INFO",
+        timestamp="2026-10-22T11:05:00Z",
+    )
+    latest = rules.last_lines([*steps, quiet, busy, proxy])
+    assert rules.quiet_first(latest, rules.entry_time_ns(steps[-1])) is quiet
+
+
+def test_progress_to_the_end_is_no_hang() -> None:
+    steps = [
+        container_entry(
+            f"completed step: {i}",
+            container="jax-tpu",
+            severity="INFO",
+            timestamp=f"2026-10-22T11:{10 + i:02d}:00Z",
+        )
+        for i in range(10)
+    ]
+    proxy = container_entry(
+        "IFRT proxy server started", container="pathways-proxy", timestamp="2026-10-22T11:05:00Z"
+    )
+    latest = rules.last_lines([*steps, proxy])
+    assert rules.quiet_first(latest, rules.entry_time_ns(steps[-1])) is None
+
+
+def test_lead_host_is_first_in_time_and_lowest_index_is_named_too() -> None:
+    late_low = worker(
+        "lost connection to peer",
+        "2026-10-22T11:30:00.040Z",
+        pod="llama-train-worker-0-1-aaaaa",
+        **{
+            "k8s-pod/jobset_sigs_k8s_io/job-index": "0",
+            "k8s-pod/batch_kubernetes_io/job-completion-index": "1",
+        },
+    )
+    first_high = worker(
+        "Check failed: chip",
+        "2026-10-22T11:30:00Z",
+        pod="llama-train-worker-1-2-bbbbb",
+        node=NODE_B,
+        **{
+            "k8s-pod/jobset_sigs_k8s_io/job-index": "1",
+            "k8s-pod/batch_kubernetes_io/job-completion-index": "2",
+        },
+    )
+    items = [i for i in (classify(late_low), classify(first_high)) if i]
+    (failure,) = rules.split_failures(items)
+    hosts = rules.failing_hosts(failure)
+    assert [h["pod"] for h in hosts] == [
+        "llama-train-worker-1-2-bbbbb",
+        "llama-train-worker-0-1-aaaaa",
+    ]
+    assert rules.lowest_indexed(hosts)["pod"] == "llama-train-worker-0-1-aaaaa"  # type: ignore[index]
+
+
+def test_every_scenario_is_matched_by_its_own_signature() -> None:
+    for scenario in scenarios.SCENARIOS:
+        for signature in scenario.substrings:
+            entry = container_entry(f"prefix {signature} suffix")
+            found = scenarios.match(entry)
+            assert found is not None
+            assert found.number <= scenario.number, signature
+
+
+def test_only_the_workloads_nodes_hold_its_root_cause(tmp_path: Path) -> None:
+    """A co-tenant's OOM on another node, earlier than everything, is not the cause."""
+    pod = "llama-train-worker-0-0-aaaaa"
+    entries = [
+        scheduled_event(pod, NODE_A),
+        node_event(
+            "OOMKilling",
+            "Memory cgroup out of memory: Killed process 9 (java)",
+            OTHER_NODE,
+            "2026-10-22T11:20:00Z",
+        ),
+        worker("Check failed: boom", "2026-10-22T11:30:00.000001Z", pod=pod),
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries))
+    code, out, err = run_cli(
+        "--action=triage",
+        f"--logs_file={path}",
+        "--jobset_name=llama-train",
+        "--cluster_name=pw-cluster",
+        "--start_time=2026-10-22T11:00:00Z",
+        "--format=json",
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["root_cause"]["message"] == "Check failed: boom"
+    assert report["workload_nodes"] == [NODE_A]
