@@ -41,7 +41,8 @@ BASE = ("--project=pw-demo", "--cluster_name=pw-cluster", "--location=us-east5")
         ),
         (
             ("--action=errors", *BASE, "--workload=deployment:x"),
-            "error: --workload='deployment:x': use KIND:NAME with KIND one of jobset, lws, job, pod",
+            "error: --workload='deployment:x': use KIND:NAME with KIND one of "
+            "jobset, lws, job, pod",
         ),
         (
             ("--action=errors", *BASE, '--jobset_name=x") OR ("y'),
@@ -54,8 +55,8 @@ BASE = ("--project=pw-demo", "--cluster_name=pw-cluster", "--location=us-east5")
         ),
         (
             ("--action=errors", *BASE, "--jobset_name=x", "--min_severity=loud"),
-            "error: argument --min_severity/--min-severity: 'loud' is not one of DEFAULT, DEBUG, INFO, NOTICE, "
-            "WARNING, ERROR, CRITICAL, ALERT, EMERGENCY (see --help)",
+            "error: argument --min_severity/--min-severity: 'loud' is not one of DEFAULT, "
+            "DEBUG, INFO, NOTICE, WARNING, ERROR, CRITICAL, ALERT, EMERGENCY (see --help)",
         ),
         (
             ("--action=errors", "--jobset_name=x", "--issue_time=2026-10-22T11:40:00Z"),
