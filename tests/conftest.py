@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 # google-auth must never probe the metadata server from a test.
-os.environ["NO_GCE_CHECK"] = "True"
+os.environ["NO_GCE_CHECK"] = "true"
 os.environ["GCE_METADATA_HOST"] = "127.0.0.1:9"
 os.environ["GCE_METADATA_IP"] = "127.0.0.1:9"
 

@@ -6,9 +6,11 @@ where the tests can see it: `orderBy` (default ascending), `pageSize` (default
 50, at most 1000), opaque page tokens tied to the request they continue,
 `resourceNames`, and errors in the API's JSON shape. Tests can inject
 failures (429 with the real quota message, 500, 503, 401, 403, connection
-resets), a latency per request, partial-scan pages (no entries, a token) and
-an empty-string `nextPageToken` on the last page. Unknown paths (gcloud may
-probe others) get a 404 and are printed, so they show in the test output.
+resets), a latency per request, partial-scan pages (no entries but a token;
+`partial_pages` of them before every page of entries) and an empty-string
+`nextPageToken` on the last page. It counts requests and how many it answered
+at once. Unknown paths (gcloud may probe others) get a 404 and are printed,
+so they show in the test output.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from typing import Any
 import pytest
 
 from pathways_workload.lql import CompiledFilter, LqlError, compile_filter
-from pathways_workload.sources.base import sort_key
+from pathways_workload.sources.base import Entry, sort_key
+from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
 
 LIST_PATH = "/v2/entries:list"
 DEFAULT_PAGE_SIZE = 50
@@ -74,7 +77,7 @@ class ApiError(Exception):
 
 
 class FakeLogging:
-    """The fake server; use as a context manager (or through the `serve` helper)."""
+    """The fake server; a context manager (test modules wrap it in a fixture)."""
 
     def __init__(self, entries: list[dict[str, Any]]) -> None:
         self.entries = entries
@@ -84,12 +87,16 @@ class FakeLogging:
         self.bodies: list[dict[str, Any]] = []
         self.user_agents: list[str] = []
         self.unknown: list[str] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._faults: list[Fault] = []
         self._compiled: dict[str, CompiledFilter] = {}
         self._lock = threading.Lock()
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.fake = self  # type: ignore[attr-defined]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), daemon=True
+        )
 
     @classmethod
     def from_file(cls, path: Path) -> FakeLogging:
@@ -139,7 +146,7 @@ class FakeLogging:
         if matching[offset : offset + size]:
             page["entries"] = matching[offset : offset + size]
         if offset + size < len(matching):
-            page["nextPageToken"] = _token(key, offset + size, 0)
+            page["nextPageToken"] = _token(key, offset + size, self.partial_pages)
         elif self.empty_last_token:
             page["nextPageToken"] = ""
         return page
@@ -161,6 +168,18 @@ class FakeLogging:
             if str(entry.get("logName", "")).startswith(prefixes) and compiled.matches(entry)
         ]
         return sorted(found, key=sort_key, reverse=order == "timestamp desc")
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[None]:
+        """Count the requests being answered at once (`max_in_flight`)."""
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.in_flight -= 1
 
     def take_fault(self) -> int | None:
         """Count a list request; the status to fail it with, if a fault applies."""
@@ -222,6 +241,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         with self.fake._lock:
             self.fake.bodies.append(body)
             self.fake.user_agents.append(self.headers.get("User-Agent", ""))
+        with self.fake.serving():
+            self._answer(body)
+
+    def _answer(self, body: dict[str, Any]) -> None:
         status = self.fake.take_fault()
         time.sleep(self.fake.latency)
         if status == RESET:
@@ -269,7 +292,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json; charset=UTF-8")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up waiting (a timeout test)
 
     def _reset(self) -> None:
         """Drop the connection with a TCP reset, as a load balancer might."""
@@ -281,14 +307,352 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         """Quiet: the tests look at `bodies` instead."""
 
 
-@contextlib.contextmanager
-def serve(entries: list[dict[str, Any]]) -> Iterator[FakeLogging]:
-    """Run a fake server for the duration of the block."""
-    with FakeLogging(entries) as fake:
-        yield fake
-
-
 def point_at(monkeypatch: pytest.MonkeyPatch, fake: FakeLogging) -> None:
     """Send the tool's cloud queries to the fake, without credentials (as gcloud would)."""
     monkeypatch.setenv("CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING", fake.url)
     monkeypatch.setenv("CLOUDSDK_AUTH_DISABLE_CREDENTIALS", "true")
+
+
+# A small recorded incident, in the shapes Cloud Logging produces (see
+# research/gke-pathways-log-shapes.md): JobSet `llama-train` dies after a host
+# OOM kill on one worker node; JobSet `llama-train-eval` logs on the same node.
+PROJECT = "pw-demo"
+CLUSTER = "pw-cluster"
+WORKER_NODES = ("gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2", "gke-pw-cluster-tpu-np-1-8a1b2c3d-y7m3")
+HEAD_NODE = "gke-pw-cluster-cpu-np-4f5e6d7c-h2j4"
+HEAD = "llama-train-pathways-head-0-0-h5t8q"
+WORKER_0 = "llama-train-worker-0-0-km2rf"
+WORKER_1 = "llama-train-worker-1-0-p9xzb"
+EVAL = "llama-train-eval-worker-0-0-qqqqq"
+_PODS = {  # pod: (jobset, node, job-completion-index)
+    HEAD: ("llama-train", HEAD_NODE, "0"),
+    WORKER_0: ("llama-train", WORKER_NODES[0], "0"),
+    WORKER_1: ("llama-train", WORKER_NODES[1], "0"),
+    EVAL: ("llama-train-eval", WORKER_NODES[0], "0"),
+}
+_CLUSTER_LABELS = {"project_id": PROJECT, "location": "us-east5", "cluster_name": CLUSTER}
+
+
+def _received(when: str) -> str:
+    """receiveTimestamp: a little after the entry's timestamp, to the nanosecond."""
+    return format_timestamp_ns(parse_timestamp_ns(when) + 1_203_117_221)
+
+
+def _line(
+    insert_id: str, when: str, pod: str, container: str, severity: str, payload: Any
+) -> Entry:
+    """A k8s_container line of a JobSet pod; a dict payload is a structured (JSON) line."""
+    jobset, node, index = _PODS[pod]
+    entry: Entry = {
+        "insertId": insert_id,
+        "labels": {
+            "compute.googleapis.com/resource_name": node,
+            "k8s-pod/batch_kubernetes_io/job-completion-index": index,
+            "k8s-pod/jobset_sigs_k8s_io/jobset-name": jobset,
+            "k8s-pod/jobset_sigs_k8s_io/restart-attempt": "0",
+            "logging.gke.io/top_level_controller_name": jobset,
+            "logging.gke.io/top_level_controller_type": "JobSet",
+        },
+        "logName": f"projects/{PROJECT}/logs/{'stdout' if severity == 'INFO' else 'stderr'}",
+        "receiveTimestamp": _received(when),
+        "resource": {
+            "type": "k8s_container",
+            "labels": {
+                **_CLUSTER_LABELS,
+                "container_name": container,
+                "namespace_name": "default",
+                "pod_name": pod,
+            },
+        },
+        "severity": severity,
+        "timestamp": when,
+    }
+    entry["jsonPayload" if isinstance(payload, dict) else "textPayload"] = payload
+    return entry
+
+
+def _event(insert_id: str, when: str, resource: Entry, event: Entry, **labels: str) -> Entry:
+    """A Kubernetes event as the GKE event exporter writes it (severity from its type)."""
+    entry: Entry = {
+        "insertId": insert_id,
+        "jsonPayload": {"apiVersion": "v1", "kind": "Event", **event},
+        "logName": f"projects/{PROJECT}/logs/events",
+        "receiveTimestamp": _received(when),
+        "resource": resource,
+        "severity": "WARNING" if event["type"] == "Warning" else "INFO",
+        "timestamp": when,
+    }
+    if labels:
+        entry["labels"] = labels
+    return entry
+
+
+def _pod_event(insert_id: str, when: str, pod: str, reason: str, message: str) -> Entry:
+    """An event about a pod: it carries the owner labels only."""
+    jobset = _PODS[pod][0]
+    component = "default-scheduler" if reason == "Scheduled" else "kubelet"
+    return _event(
+        insert_id,
+        when,
+        {
+            "type": "k8s_pod",
+            "labels": {**_CLUSTER_LABELS, "namespace_name": "default", "pod_name": pod},
+        },
+        {
+            "eventTime": None,
+            "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": pod},
+            "lastTimestamp": when,
+            "message": message,
+            "metadata": {"name": f"{pod}.18a2b3c4d5e6f708", "namespace": "default"},
+            "reason": reason,
+            "reportingComponent": component,
+            "reportingInstance": "",
+            "source": {"component": component},
+            "type": "Normal" if reason == "Scheduled" else "Warning",
+        },
+        **{
+            "jobset.sigs.k8s.io/restart-attempt": "0",
+            "logging.gke.io/top_level_controller_name": jobset,
+            "logging.gke.io/top_level_controller_type": "JobSet",
+        },
+    )
+
+
+def _node_event(insert_id: str, when: str, node: str, reason: str, message: str) -> Entry:
+    """A node-problem-detector (OOMKilling) or kubelet (SystemOOM) event about a node."""
+    component = "kernel-monitor" if reason == "OOMKilling" else "kubelet"
+    return _event(
+        insert_id,
+        when,
+        {"type": "k8s_node", "labels": {**_CLUSTER_LABELS, "node_name": node}},
+        {
+            "involvedObject": {"kind": "Node", "name": node, "uid": node},
+            "lastTimestamp": when,
+            "message": message,
+            "reason": reason,
+            "reportingComponent": "",
+            "reportingInstance": "",
+            "source": {"component": component, "host": node},
+            "type": "Warning",
+        },
+    )
+
+
+def _serial(insert_id: str, when: str, node: str, text: str) -> Entry:
+    """A serial-console line of a node's VM (no severity, as exported)."""
+    return {
+        "insertId": insert_id,
+        "labels": {"compute.googleapis.com/resource_name": node},
+        "logName": f"projects/{PROJECT}/logs/serialconsole.googleapis.com%2Fserial_port_1_output",
+        "receiveTimestamp": _received(when),
+        "resource": {
+            "type": "gce_instance",
+            "labels": {
+                "instance_id": "5093846212345678901",
+                "project_id": PROJECT,
+                "zone": "us-east5-b",
+            },
+        },
+        "textPayload": text,
+        "timestamp": when,
+    }
+
+
+def _jobset_event(insert_id: str, when: str, reason: str, message: str) -> Entry:
+    """An event of the JobSet object itself (recorded on k8s_cluster, no labels)."""
+    return _event(
+        insert_id,
+        when,
+        {"type": "k8s_cluster", "labels": dict(_CLUSTER_LABELS)},
+        {
+            "action": "Reconciling",
+            "eventTime": "2026-10-22T11:30:10.412903Z",
+            "involvedObject": {
+                "apiVersion": "jobset.x-k8s.io/v1alpha2",
+                "kind": "JobSet",
+                "name": "llama-train",
+                "namespace": "default",
+            },
+            "message": message,
+            "reason": reason,
+            "reportingComponent": "jobset",
+            "reportingInstance": "jobset-controller-manager-6d9f8b7c5-abcde",
+            "source": {},
+            "type": "Warning",
+        },
+    )
+
+
+def _scheduled(insert_id: str, when: str, pod: str) -> Entry:
+    return _pod_event(
+        insert_id, when, pod, "Scheduled", f"Successfully assigned default/{pod} to {_PODS[pod][1]}"
+    )
+
+
+def sample_incident() -> list[Entry]:
+    """The incident's entries, in no particular order (as an export may hold them)."""
+    return [
+        _scheduled("ev001", "2026-10-22T11:00:02Z", HEAD),
+        _scheduled("ev002", "2026-10-22T11:00:02Z", WORKER_0),
+        _scheduled("ev003", "2026-10-22T11:00:03Z", WORKER_1),
+        _scheduled("ev004", "2026-10-22T11:00:04Z", EVAL),
+        _line(
+            "c001",
+            "2026-10-22T11:01:00.100000001Z",
+            HEAD,
+            "pathways-rm",
+            "INFO",
+            "I1022 11:01:00.100000 1 server.cc:88] Build label: pathways-rm-20261001",
+        ),
+        _line(
+            "c002",
+            "2026-10-22T11:01:05Z",
+            HEAD,
+            "pathways-proxy",
+            "INFO",
+            "I1022 11:01:05.000000 1 proxy.cc:41] IFRT proxy server started on :29000",
+        ),
+        _line(
+            "c003",
+            "2026-10-22T11:02:00.25Z",
+            HEAD,
+            "jax-tpu",
+            "INFO",
+            {"message": "Detected Pathways-on-Cloud backend", "logger": "jax", "step": 0},
+        ),
+        _line(
+            "c005",
+            "2026-10-22T11:05:00.123456789Z",
+            WORKER_1,
+            "pathways-worker",
+            "INFO",
+            "I1022 11:05:00.123456 7 worker.cc:12] slice 1 host 0 ready",
+        ),
+        _line(
+            "c004",
+            "2026-10-22T11:05:00.123456789Z",
+            WORKER_0,
+            "pathways-worker",
+            "INFO",
+            "I1022 11:05:00.123456 7 worker.cc:12] slice 0 host 0 ready",
+        ),
+        _line(
+            "c006",
+            "2026-10-22T11:10:00.0000005Z",
+            HEAD,
+            "jax-tpu",
+            "INFO",
+            "completed step 100, loss 2.31",
+        ),
+        _line(
+            "c007",
+            "2026-10-22T11:20:00.000000700Z",
+            HEAD,
+            "jax-tpu",
+            "INFO",
+            "completed step 200, loss 2.05",
+        ),
+        _line(
+            "c008",
+            "2026-10-22T11:29:59.999999999Z",
+            EVAL,
+            "pathways-worker",
+            "ERROR",
+            "F1022 11:29:59.999999 7 eval.cc:9] Check failed: eval shard missing",
+        ),
+        _serial(
+            "sc001",
+            "2026-10-22T11:29:59.871234Z",
+            WORKER_NODES[0],
+            "[123456.789012] pathways_worker invoked oom-killer: gfp_mask=0xcc0, order=0",
+        ),
+        _node_event(
+            "nd001",
+            "2026-10-22T11:30:00Z",
+            WORKER_NODES[0],
+            "OOMKilling",
+            "Memory cgroup out of memory: Killed process 2829418 (pathways_worker) "
+            "total-vm:187301232kB, anon-rss:160321044kB, file-rss:77312kB, "
+            "shmem-rss:0kB, UID:0 pgtables:318820kB oom_score_adj:-997",
+        ),
+        _node_event(
+            "nd002",
+            "2026-10-22T11:30:00Z",
+            "gke-pw-cluster-cpu-np-4f5e6d7c-zz11",
+            "SystemOOM",
+            "System OOM encountered, victim process: stress, pid: 4242",
+        ),
+        _line(
+            "c009",
+            "2026-10-22T11:30:00.5Z",
+            WORKER_0,
+            "pathways-worker",
+            "ERROR",
+            "F1022 11:30:00.500000 7 worker.cc:301] Check failed: hbm_alloc != nullptr "
+            "RESOURCE_EXHAUSTED: out of memory allocating 4.0G\n"
+            "*** Check failure stack trace: ***\n    @ 0x55d1 worker::Run()",
+        ),
+        _line(
+            "c010",
+            "2026-10-22T11:30:01.000000001Z",
+            WORKER_1,
+            "pathways-worker",
+            "ERROR",
+            "E1022 11:30:01.000000 7 megascale.cc:77] HANG_DETECTED: peer slice 0 stopped",
+        ),
+        _pod_event(
+            "ev005",
+            "2026-10-22T11:30:02Z",
+            WORKER_0,
+            "BackOff",
+            f"Back-off restarting failed container pathways-worker in pod "
+            f"{WORKER_0}_default(c1d2e3f4)",
+        ),
+        _line(
+            "c012",
+            "2026-10-22T11:30:05Z",
+            HEAD,
+            "pathways-proxy",
+            "ERROR",
+            "E1022 11:30:05.000000 1 proxy.cc:90] Socket closed by the resource manager",
+        ),
+        _line(
+            "c011",
+            "2026-10-22T11:30:05Z",
+            HEAD,
+            "jax-tpu",
+            "ERROR",
+            'Traceback (most recent call last):\n  File "train.py", line 88, in <module>\n'
+            "jax.errors.JaxRuntimeError: INTERNAL: Connection to IFRT proxy server was "
+            "terminated",
+        ),
+        _line(
+            "c013",
+            "2026-10-22T11:30:06Z",
+            HEAD,
+            "jax-tpu",
+            "CRITICAL",
+            {
+                "message": "Fatal Python error: Aborted",
+                "exit_code": 134,
+                "fatal": True,
+                "ratio": 0.5,
+                "tags": ["jax", "pathways"],
+                "context": None,
+            },
+        ),
+        _jobset_event(
+            "js001",
+            "2026-10-22T11:30:10.981204Z",
+            "FailedJobs",
+            "jobset failed due to one or more job failures",
+        ),
+        _line(
+            "c014",
+            "2026-10-22T11:31:00Z",
+            EVAL,
+            "pathways-worker",
+            "INFO",
+            "I1022 11:31:00.000000 7 eval.cc:10] eval still running",
+        ),
+    ]

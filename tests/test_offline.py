@@ -214,6 +214,6 @@ def test_one_pass_answers_every_fetch(tmp_path: Path) -> None:
             Fetch(Query("b", 'severity="INFO"'), 10),
         ]
     )
-    assert source.records_read == 5
+    assert source.passes == 1
     assert [len(r.entries) for r in results] == [2, 1]
     assert results[0].truncated and not results[1].truncated

@@ -207,14 +207,11 @@ def options_from(args: argparse.Namespace) -> Options:
 
 
 def _cloud_source(project: str | None, err: TextIO) -> Source:
+    """The Cloud Logging source; it imports the client only when a query runs."""
     if not project:
         raise UsageError("running queries against Cloud Logging needs --project=PROJECT_ID")
-    try:
-        from pathways_workload.sources.cloud import CloudSource
-    except ImportError:
-        raise UsageError(
-            "--execute is not available in this build; use --logs_file or run the printed commands"
-        ) from None
+    from pathways_workload.sources.cloud import CloudSource
+
     return CloudSource(project, err=err)
 
 

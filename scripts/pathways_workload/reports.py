@@ -59,10 +59,11 @@ def _per_key(entries: Iterable[Entry], key: Callable[[Entry], str]) -> dict[str,
 def preflight(run: Run, queries: list[Query]) -> int:
     """Can we read the logs, and did the workload log in the window? PASS or FAIL."""
     assert run.source is not None
+    size = run.request.options.fetch_limit
     try:
-        access, workload = run.fetch(queries)
+        access, workload = run.fetch(queries, size)
     except AccessError:
-        run.print_queries(queries)
+        run.print_queries(queries, size)
         raise
     rows = []
     for container, entries in sorted(
@@ -81,12 +82,20 @@ def preflight(run: Run, queries: list[Query]) -> int:
         )
     count = _count(workload)
     passed = bool(workload.entries)
-    reason = (
-        f"the workload logged {count} lines from {len(rows)} containers in the window"
-        if passed
-        else "the workload logged nothing in the window: check the workload "
-        "flags with --action=pods, the namespace, and the window"
-    )
+    if passed:
+        reason = f"the workload logged {count} lines from {len(rows)} containers in the window"
+    elif access.entries:
+        reason = (
+            "the workload logged nothing in the window: check the workload "
+            "flags with --action=pods, the namespace, and the window"
+        )
+    else:
+        reason = (
+            "no container of the cluster logged anything in the window: check --project, "
+            "--cluster_name, --location and the window"
+        )
+    if workload.truncated:
+        reason += f" (--fetch_limit={size} reached: counts are lower bounds, raise it for more)"
     report = {
         "action": "preflight",
         "status": "PASS" if passed else "FAIL",

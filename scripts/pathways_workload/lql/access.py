@@ -44,45 +44,52 @@ def getter(field: fields.FieldRef, explicit: bool = False) -> Getter:
     An absent scalar LogEntry field reads as its default unless `explicit`,
     which asks whether the field is really there (for `:*`).
     """
-    default = MISSING if explicit or not field.defaulted else DEFAULTS[field.kind]
-    read_typed = _typed_getter(field.entry_keys, default)
-    if not field.free_keys:
-        return read_typed
-    keys = field.free_keys
-    if len(keys) == 1 and not field.keys_ignore_case:
-        key = keys[0]
+    absent = MISSING if explicit or not field.defaulted else DEFAULTS[field.kind]
+    keys = field.entry_keys + field.free_keys
+    null_is_absent = not field.free_keys
 
-        def read_one_key(entry: Mapping[str, object]) -> object:
-            parent = read_typed(entry)
-            if type(parent) is dict:
-                return parent.get(key, MISSING)
-            return _walk(parent, keys, False)
+    def read(entry: Mapping[str, object]) -> object:
+        return _read(entry, field, absent)
 
-        return read_one_key
-    ignore_case = field.keys_ignore_case
-    return lambda entry: _walk(read_typed(entry), keys, ignore_case)
-
-
-def _typed_getter(keys: tuple[str, ...], default: object) -> Getter:
-    """Read a LogEntry field by its JSON keys; absent or null reads as `default`."""
+    if field.keys_ignore_case or len(keys) > 3:
+        return read
     if len(keys) == 1:
-        key = keys[0]
+        only = keys[0]
+        return lambda entry: absent if (value := entry.get(only)) is None else value
+    if len(keys) == 2:
+        outer, inner = keys
 
-        def read_top(entry: Mapping[str, object]) -> object:
-            value = entry.get(key)
-            return default if value is None else value
+        def read_two(entry: Mapping[str, object]) -> object:
+            parent = entry.get(outer)
+            if isinstance(parent, dict):
+                value = parent.get(inner, MISSING)
+                return absent if value is MISSING or (null_is_absent and value is None) else value
+            return absent if parent is None else read(entry)
 
-        return read_top
+        return read_two
+    first, second, third = keys
 
-    def read_nested(entry: Mapping[str, object]) -> object:
-        value: object = entry
-        for key in keys:
-            if not isinstance(value, dict):
-                return default
-            value = value.get(key)
-        return default if value is None else value
+    def read_three(entry: Mapping[str, object]) -> object:
+        parent = entry.get(first)
+        child = parent.get(second) if isinstance(parent, dict) else None
+        if isinstance(child, dict):
+            value = child.get(third, MISSING)
+            return absent if value is MISSING or (null_is_absent and value is None) else value
+        return read(entry)
 
-    return read_nested
+    return read_three
+
+
+def _read(entry: Mapping[str, object], field: fields.FieldRef, absent: object) -> object:
+    """Read a field from an entry, whatever its shape; see `getter`."""
+    value: object = entry
+    for key in field.entry_keys:
+        value = value.get(key) if isinstance(value, dict) else None
+        if value is None:
+            return absent
+    if not field.free_keys:
+        return value
+    return _walk(value, field.free_keys, field.keys_ignore_case)
 
 
 def _walk(start: object, keys: tuple[str, ...], ignore_case: bool) -> object:
@@ -119,13 +126,13 @@ def _loose(name: str) -> str:
 
 def flatten(values: object) -> Iterator[object]:
     """Yield `values`, or each element of it and of nested lists, in order."""
-    if type(values) is not list:
+    if not isinstance(values, list):
         yield values
         return
     stack = [iter(values)]
     while stack:
         for value in stack[-1]:
-            if type(value) is list:
+            if isinstance(value, list):
                 stack.append(iter(value))
                 break
             yield value

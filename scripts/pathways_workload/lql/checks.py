@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import re2
 
@@ -37,17 +38,27 @@ ORDERING = {
 REGEX_OPERATORS = frozenset({"=~", "!~"})
 EQUALITY_OPERATORS = frozenset({"=", ":"})
 
-KeyTest = Callable[[object], bool]
+# A key converted from a field value or a literal: str, int or bool, and the
+# same type on both sides of a comparison (None when a value does not convert).
+Key = Any
+KeyTest = Callable[[Key], bool]
 ValueTest = Callable[[object, str], bool]
+
+# Tests of a key against a wanted key, by operator; a value that did not convert fails.
+KEY_TESTS: Mapping[str, Callable[[Key], KeyTest]] = {
+    "=": lambda wanted: lambda key: key == wanted,
+    ":": lambda wanted: lambda key: key == wanted,
+    "!=": lambda wanted: lambda key: key is not None and key != wanted,
+    "<": lambda wanted: lambda key: key is not None and key < wanted,
+    "<=": lambda wanted: lambda key: key is not None and key <= wanted,
+    ">": lambda wanted: lambda key: key is not None and key > wanted,
+    ">=": lambda wanted: lambda key: key is not None and key >= wanted,
+}
 
 
 def _severity_key(value: object) -> object:
     """A severity name (any case) to its level; anything else reads as DEFAULT."""
     return values.SEVERITY_LEVELS.get(value.upper(), 0) if isinstance(value, str) else 0
-
-
-def _timestamp_key(value: object) -> object:
-    return values.parse_timestamp(value) if isinstance(value, str) else None
 
 
 def _duration_key(value: object) -> object:
@@ -74,7 +85,7 @@ def _boolean_key(value: object) -> object:
 # Converters of a field value to a comparable key (None: it does not convert).
 KEY_CONVERTERS: Mapping[str, Callable[[object], object]] = {
     fields.SEVERITY: _severity_key,
-    fields.TIMESTAMP: _timestamp_key,
+    fields.TIMESTAMP: values.timestamp_key,
     fields.DURATION: _duration_key,
     fields.INTEGER: _integer_key,
     fields.BOOLEAN: _boolean_key,
@@ -82,7 +93,7 @@ KEY_CONVERTERS: Mapping[str, Callable[[object], object]] = {
 # Converters of a literal to a key of the field's type.
 LITERAL_CONVERTERS: Mapping[str, Callable[[str], object]] = {
     fields.SEVERITY: values.parse_severity,
-    fields.TIMESTAMP: values.parse_timestamp,
+    fields.TIMESTAMP: values.timestamp_key,
     fields.DURATION: values.parse_duration_ns,
     fields.INTEGER: values.parse_integer,
     fields.BOOLEAN: values.parse_bool,
@@ -96,8 +107,7 @@ def key_test(kind: str, op: str, literal: nodes.Literal) -> KeyTest | None:
     wanted = LITERAL_CONVERTERS[kind](literal.text)
     if wanted is None:
         return None
-    compare = ORDERING[op]
-    return lambda key: key is not None and bool(compare(key, wanted))
+    return KEY_TESTS[op](wanted)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,7 +148,7 @@ def text_check(op: str, literal: nodes.Literal, filter_text: str) -> TextCheck:
 def _json_test(op: str, folded: str, number: float | None, boolean: bool | None) -> ValueTest:
     """Compare a JSON value with a literal converted to the value's type."""
     compare = ORDERING[op]
-    scalar_test = scalar_matcher(folded, number, boolean)
+    scalar_test = _scalar_matcher(folded, number, boolean)
 
     def test(value: object, folded_value: str) -> bool:
         if isinstance(value, str):
@@ -154,12 +164,12 @@ def _json_test(op: str, folded: str, number: float | None, boolean: bool | None)
     return test
 
 
-def scalar_matcher(folded: str, number: float | None, boolean: bool | None) -> KeyTest:
+def _scalar_matcher(folded: str, number: float | None, boolean: bool | None) -> KeyTest:
     """Test of one scalar for a search term: a string containing it, or an equal number or bool.
 
-    This is the `:` of a global restriction (and of `:` on an object): keys
-    are not searched, numbers and booleans only match a term that converts to
-    an equal number or boolean, and null matches nothing.
+    This is `:` on an object, the same test a global restriction makes of the
+    whole entry: keys are not searched, numbers and booleans only match a term
+    that converts to an equal number or boolean, and null matches nothing.
     """
 
     def test(value: object) -> bool:

@@ -10,17 +10,14 @@ from pathways_workload.lql import compiler, errors, parser, prefilter
 class CompiledFilter:
     """A filter compiled for repeated matching against log entries."""
 
-    __slots__ = ("_predicate", "_required", "_text")
+    __slots__ = ("_predicate", "_raw_test", "_text")
 
     def __init__(
-        self,
-        text: str,
-        predicate: compiler.Predicate,
-        required: tuple[frozenset[bytes], ...],
+        self, text: str, predicate: compiler.Predicate, raw_test: prefilter.RawLineTest
     ) -> None:
         self._text = text
         self._predicate = predicate
-        self._required = required
+        self._raw_test = raw_test
 
     def __repr__(self) -> str:
         return f"CompiledFilter({self._text!r})"
@@ -29,6 +26,16 @@ class CompiledFilter:
     def text(self) -> str:
         """The filter as written."""
         return self._text
+
+    @property
+    def required(self) -> tuple[frozenset[bytes], ...]:
+        """The prefilter's groups: a line that may match holds one string of each group.
+
+        The strings are lowercase; search for them without regard to ASCII case.
+        Valid only for ASCII lines without `\\u` or `\\/` escapes (others may
+        always match).
+        """
+        return self._raw_test.required
 
     def matches(self, entry: Mapping[str, object]) -> bool:
         """Tell whether a LogEntry (API JSON shape, camelCase keys) matches.
@@ -39,27 +46,14 @@ class CompiledFilter:
             entry = {}
         return self._predicate(entry, {})
 
-    def may_match_raw(self, line: bytes) -> bool:
+    def may_match_raw(self, line: bytes | bytearray) -> bool:
         """Tell, without parsing it, whether a JSON line's entry may match.
 
         False only when `matches(json.loads(line))` is False; True when the
         line may match or cannot be decided cheaply (non-ASCII text, `\\u` or
         `\\/` escapes, or something other than bytes).
         """
-        if not self._required:
-            return True
-        if not isinstance(line, (bytes, bytearray)):
-            return True
-        if not line.isascii() or b"\\u" in line or b"\\/" in line:
-            return True
-        lowered = line.lower()
-        for group in self._required:
-            for term in group:
-                if term in lowered:
-                    break
-            else:
-                return False
-        return True
+        return self._raw_test(line)
 
 
 def compile_filter(text: str) -> CompiledFilter:
@@ -73,4 +67,4 @@ def compile_filter(text: str) -> CompiledFilter:
         raise errors.LqlSyntaxError(f"a filter is text, not {type(text).__name__}")
     tree = parser.parse(text)
     predicate = compiler.compile_tree(tree, text)
-    return CompiledFilter(text, predicate, prefilter.required_groups(tree, text))
+    return CompiledFilter(text, predicate, prefilter.RawLineTest(tree, text))

@@ -174,13 +174,12 @@ def _child(spec: FieldSpec, name: str) -> FieldSpec | None:
 
 def _undefined_message(path: nodes.Path, spec: FieldSpec, component: str, text: str) -> str:
     """Say why a path is undefined."""
-    place = errors.where(text, path.start)
+    start = f"unknown field {errors.shorten(path.text)} at {errors.where(text, path.start)}"
     if spec is LOG_ENTRY_FIELDS:
         return (
-            f"unknown field {errors.shorten(path.text)} at {place}: a field path starts with a LogEntry "
-            "field such as textPayload, jsonPayload, labels, resource, severity or timestamp"
+            f"{start}: a field path starts with a LogEntry field such as textPayload, "
+            "jsonPayload, labels, resource, severity or timestamp"
         )
     if spec.kind == MESSAGE:
-        known = ", ".join(child.name for child in spec.children)
-        return f"unknown field {errors.shorten(path.text)} at {place}: {spec.name} has only {known}"
-    return f"unknown field {errors.shorten(path.text)} at {place}: {spec.name} has no field {errors.shorten(component)}"
+        return f"{start}: {spec.name} has only {', '.join(child.name for child in spec.children)}"
+    return f"{start}: {spec.name} has no field {errors.shorten(component)}"

@@ -90,3 +90,17 @@ class Everything:
 
 
 Node: TypeAlias = Comparison | Restriction | Search | LogId | And | Or | Not | Everything
+
+
+def operands(node: And | Or) -> list[Node]:
+    """The operands of a chain of ANDs (or of ORs), left to right, however long the chain."""
+    junction = type(node)
+    found: list[Node] = []
+    pending: list[Node] = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (And, Or)) and type(item) is junction:
+            pending += (item.right, item.left)
+        else:
+            found.append(item)
+    return found

@@ -19,6 +19,9 @@ from collections.abc import Callable
 from pathways_workload.lql import errors, lexer, nodes, values
 
 MAX_FILTER_LENGTH = 20_000
+# Deepest nesting of parentheses and NOTs accepted (this engine's limit, which
+# keeps parsing and evaluation well inside Python's recursion limit).
+MAX_NESTING = 64
 
 # Binding power of each operator; "implicit-and" is whitespace between terms.
 BINDING_POWER = {"and": 1, "implicit-and": 1, "or": 2, "not": 3}
@@ -64,6 +67,7 @@ class _Parser:
         self._text = text
         self._tokens = tokens
         self._index = 0
+        self._depth = 0
 
     def parse(self) -> nodes.Node:
         """Parse the whole filter."""
@@ -97,8 +101,10 @@ class _Parser:
         if token.kind == "minus" and in_values and self._number_follows():
             return leaf()
         if token.kind in ("not", "minus"):
-            self._advance()
-            return nodes.Not(self._expression(BINDING_POWER["not"], leaf, in_values))
+            self._nest(self._advance())
+            negated = nodes.Not(self._expression(BINDING_POWER["not"], leaf, in_values))
+            self._depth -= 1
+            return negated
         if token.kind == "lparen":
             return self._group(leaf, in_values)
         if token.kind in COMPOUND_PARTS:
@@ -120,9 +126,22 @@ class _Parser:
         opening = self._advance()
         if self._peek().kind == "rparen":
             raise self._error(f"empty parentheses at {self._where(opening)}", opening)
+        self._nest(opening)
         inner = self._expression(0, leaf, in_values)
         self._close(opening)
+        self._depth -= 1
         return inner
+
+    def _nest(self, token: lexer.Token) -> None:
+        """Enter one more level of parentheses or NOT, at `token`, within MAX_NESTING."""
+        self._depth += 1
+        if self._depth > MAX_NESTING:
+            raise errors.LqlLimitError(
+                f"the filter nests parentheses and NOTs more than {MAX_NESTING} deep, at "
+                f"{self._where(token)}",
+                self._text,
+                token.start,
+            )
 
     def _close(self, opening: lexer.Token) -> None:
         """Consume the ')' that closes `opening`."""
@@ -262,10 +281,10 @@ class _Parser:
             if parts[-1].kind != "dot":
                 text = self._text[parts[0].start : parts[-1].end]
                 return nodes.Path(tuple(components), text, parts[0].start)
-        text = self._text[parts[0].start : parts[-1].end]
+        text = errors.shorten(self._text[parts[0].start : parts[-1].end])
         raise self._error(
-            f"malformed field name {errors.shorten(text)} at {self._where(parts[0])}: join components "
-            "with single dots and quote components that contain special characters",
+            f"malformed field name {text} at {self._where(parts[0])}: join components with "
+            "single dots and quote components that contain special characters",
             parts[0],
         )
 
@@ -277,10 +296,9 @@ class _Parser:
             token.kind != "dot" for token in parts
         ):
             return nodes.Literal("".join(token.value for token in parts), False, parts[0].start)
-        text = self._text[parts[0].start : parts[-1].end]
+        text = errors.shorten(self._text[parts[0].start : parts[-1].end])
         raise self._error(
-            f"malformed value {errors.shorten(text)} at {self._where(parts[0])}: quote the whole value",
-            parts[0],
+            f"malformed value {text} at {self._where(parts[0])}: quote the whole value", parts[0]
         )
 
     def _number_follows(self) -> bool:

@@ -13,50 +13,71 @@ presence tests give none.
 Why it is exact: when a line is ASCII without `\\u` or `\\/` escapes, every
 string of its entry is ASCII and appears in the line as written, except for
 `"`, `\\` and control characters, which terms never contain; folding ASCII is
-lowercasing, and lowercasing the line keeps every such occurrence. Any other
-line is let through undecided.
+lowercasing, so a case-insensitive search of the line finds every such
+occurrence. Any other line is let through undecided.
+
+The search is one pass of an RE2 set over the line, whatever the number of
+terms: every term case-insensitively, and the two escapes.
 """
 
 from __future__ import annotations
 
-from pathways_workload.lql import analyzer, fields, nodes, values
+import re2
+
+from pathways_workload.lql import analyzer, checks, fields, nodes, values
 
 Groups = list[frozenset[bytes]]
 
+# JSON escapes after which a line's text is no longer as written.
+UNDECIDABLE_ESCAPES = rb"\\[u/]"
+# Memory budget of the RE2 set. A set of literals needs about one DFA state
+# per character of its terms, so any filter under the length limit stays far
+# below this; a DFA out of memory would report "no match", a false negative.
+SET_MAX_MEMORY = 256 << 20
+
 TEXT_KINDS = frozenset({fields.STRING, fields.MESSAGE, fields.MAP, fields.STRUCT, fields.PROTO})
-SEVERITY_OPERATORS = frozenset({"=", ":", "!=", "<", "<=", ">", ">="})
-COMPARE_LEVELS = {
-    "=": lambda level, wanted: level == wanted,
-    ":": lambda level, wanted: level == wanted,
-    "!=": lambda level, wanted: level != wanted,
-    "<": lambda level, wanted: level < wanted,
-    "<=": lambda level, wanted: level <= wanted,
-    ">": lambda level, wanted: level > wanted,
-    ">=": lambda level, wanted: level >= wanted,
-}
+SEVERITY_OPERATORS = frozenset(checks.ORDERING)
 
 
-def required_groups(tree: nodes.Node, filter_text: str) -> tuple[frozenset[bytes], ...]:
-    """Groups of byte strings, one of each must be in a line that can match.
+class RawLineTest:
+    """Tells whether a raw JSON line may hold a matching entry."""
 
-    Groups with fewer and longer strings come first, as they are the cheapest
-    to test and the likeliest to reject a line.
-    """
-    groups = _groups(tree, filter_text)
-    unique = set(groups)
-    return tuple(sorted(unique, key=lambda group: (len(group), -min(map(len, group)))))
+    __slots__ = ("_escapes", "_groups", "_set", "required")
+
+    def __init__(self, tree: nodes.Node, filter_text: str) -> None:
+        self.required = tuple(sorted(set(_groups(tree, filter_text)), key=sorted))
+        terms = sorted({term for group in self.required for term in group})
+        options = re2.Options()
+        options.log_errors = False
+        options.encoding = re2.Options.Encoding.LATIN1
+        options.max_mem = SET_MAX_MEMORY
+        self._set = re2.Set.SearchSet(options)
+        index = {term: self._set.Add(b"(?i)" + re2.escape(term)) for term in terms}
+        self._escapes = self._set.Add(UNDECIDABLE_ESCAPES)
+        self._set.Compile()
+        self._groups = tuple(frozenset(index[term] for term in group) for group in self.required)
+
+    def __call__(self, line: bytes | bytearray) -> bool:
+        """False only if no entry written as this line can match (see the module doc)."""
+        if not self._groups or not isinstance(line, (bytes, bytearray)) or not line.isascii():
+            return True
+        found = self._set.Match(bytes(line))
+        if found is None:
+            return False
+        return self._escapes in found or all(not group.isdisjoint(found) for group in self._groups)
 
 
 def _groups(node: nodes.Node, filter_text: str) -> Groups:
     """Derive the groups of one node."""
     if isinstance(node, nodes.And):
-        return _groups(node.left, filter_text) + _groups(node.right, filter_text)
+        return [
+            group for operand in nodes.operands(node) for group in _groups(operand, filter_text)
+        ]
     if isinstance(node, nodes.Or):
-        left = _groups(node.left, filter_text)
-        right = _groups(node.right, filter_text)
-        if not left or not right:
+        alternatives = [_groups(operand, filter_text) for operand in nodes.operands(node)]
+        if not all(alternatives):
             return []
-        return [_most_selective(left) | _most_selective(right)]
+        return [frozenset().union(*map(_most_selective, alternatives))]
     if isinstance(node, nodes.Comparison):
         return _comparison(node, filter_text)
     if isinstance(node, nodes.Restriction):
@@ -87,7 +108,7 @@ def _severity(op: str, literal: nodes.Literal) -> Groups:
     wanted = values.parse_severity(literal.text)
     if wanted is None or op not in SEVERITY_OPERATORS:
         return []
-    compare = COMPARE_LEVELS[op]
+    compare = checks.ORDERING[op]
     names = [name for name, level in values.SEVERITY_LEVELS.items() if compare(level, wanted)]
     if not names or "DEFAULT" in names:
         return []
@@ -108,7 +129,10 @@ def _single(term: str) -> Groups:
     """One group of one term, if the term can be looked for in a raw line."""
     if not term or any(char in '"\\\x7f' or char < " " for char in term):
         return []
-    return [frozenset({term.encode("utf-8", "surrogatepass")})]
+    try:
+        return [frozenset({term.encode("utf-8")})]
+    except UnicodeEncodeError:
+        return []
 
 
 def _most_selective(groups: Groups) -> frozenset[bytes]:

@@ -78,12 +78,17 @@ DURATION_UNIT_NANOS = types.MappingProxyType(
         "h": 3600 * 10**9,
     }
 )
-# The shape the API writes timestamps in; anything else takes the general parser.
+# Timestamps in the shape the API writes them, with a date and time that are
+# surely valid (days after the 28th take the general parser): their comparison
+# key is their own text.
 API_TIMESTAMP_PATTERN = re.compile(
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?Z"
+    r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
+    r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.([0-9]{1,9}))?Z"
 )
+API_TIMESTAMP_LENGTH = len("2024-01-01T00:00:00.123456789Z")
 EPOCH_ORDINAL = datetime.date(1970, 1, 1).toordinal()
 SECONDS_PER_DAY = 86_400
+MAX_ORDINAL = datetime.date.max.toordinal()
 
 
 def fold(text: str) -> str:
@@ -139,26 +144,40 @@ def parse_duration_ns(text: str) -> int | None:
     number, unit = match.groups()
     whole, _, fraction = number.lstrip("+-").partition(".")
     unit_nanos = DURATION_UNIT_NANOS[unit]
-    nanos = int(whole or "0") * unit_nanos + int(fraction or "0") * unit_nanos // 10 ** len(
-        fraction
-    )
+    scale: int = 10 ** len(fraction)
+    nanos = int(whole or "0") * unit_nanos + int(fraction or "0") * unit_nanos // scale
     return -nanos if number.startswith("-") else nanos
 
 
 def parse_timestamp(text: str) -> int | None:
     """Convert an RFC 3339 timestamp (or a date) to nanoseconds since the epoch."""
-    match = API_TIMESTAMP_PATTERN.fullmatch(text)
-    if match is not None:
-        year, month, day, hour, minute, second, fraction = match.groups()
-        if int(hour) < 24 and int(minute) < 60 and int(second) <= 60:
-            try:
-                ordinal = datetime.date(int(year), int(month), int(day)).toordinal()
-            except ValueError:
-                return None
-            seconds = (ordinal - EPOCH_ORDINAL) * SECONDS_PER_DAY
-            seconds += int(hour) * 3600 + int(minute) * 60 + int(second)
-            return seconds * timestamps.NANOS_PER_SECOND + int((fraction or "0").ljust(9, "0"))
     try:
         return timestamps.parse_timestamp_ns(text)
     except ValueError:
         return None
+
+
+def timestamp_key(text: object) -> str | None:
+    """A key that orders timestamps as instants: `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn` in UTC.
+
+    Timestamps outside years 1 to 9999 (which protobuf Timestamps cannot hold),
+    and anything that is not the text of a timestamp, give None.
+    """
+    if not isinstance(text, str):
+        return None
+    match = API_TIMESTAMP_PATTERN.fullmatch(text)
+    if match is not None:
+        if len(text) == API_TIMESTAMP_LENGTH:
+            return text[:-1]
+        return f"{text[:19]}.{(match.group(1) or '').ljust(9, '0')}"
+    nanos = parse_timestamp(text)
+    if nanos is None:
+        return None
+    seconds, fraction = divmod(nanos, timestamps.NANOS_PER_SECOND)
+    days, seconds = divmod(seconds, SECONDS_PER_DAY)
+    if not 1 <= EPOCH_ORDINAL + days <= MAX_ORDINAL:
+        return None
+    date = datetime.date.fromordinal(EPOCH_ORDINAL + days).isoformat()
+    hours, seconds = divmod(seconds, 3600)
+    minutes, seconds = divmod(seconds, 60)
+    return f"{date}T{hours:02d}:{minutes:02d}:{seconds:02d}.{fraction:09d}"

@@ -26,7 +26,7 @@ from pathways_workload.sources.retry import Backoff, GaveUp, RequestBudget, retr
 
 MAX_PAGE_SIZE = 1000
 MAX_SHORT_PAGES = 10
-WORKERS = 4
+WORKERS = 6  # triage sends six queries in one wave
 REQUEST_TIMEOUT = 60.0
 QUOTA_ADVICE = (
     "the project's read quota (entries.list requests per minute) is used up: wait a minute "
@@ -196,8 +196,16 @@ class CloudSource:
             )
         except GaveUp as gave_up:
             raise _gave_up(scan, gave_up) from None
-        except (api.call_error, api.auth_error, ValueError) as error:
+        except api.auth_error as error:
+            raise credentials.refresh_failed(self.project, str(error)) from None
+        except api.call_error as error:
             raise _failed(self.project, scan, error) from None
+        except ValueError as error:
+            raise CloudLoggingError(
+                f'unexpected response from Cloud Logging to "{scan.fetch.query.purpose}" '
+                f"({credentials.one_line(str(error))[:120]}); check "
+                "CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING"
+            ) from None
 
     def _await_budget(self, stop: threading.Event) -> None:
         if stop.is_set():
@@ -304,7 +312,7 @@ def _gave_up(scan: _Scan, gave_up: GaveUp) -> CloudLoggingError:
 
 
 def _failed(project: str, scan: _Scan, error: Exception) -> ToolError:
-    """Map a non-transient failure: 400 bad filter, 401/403 access, the rest Cloud Logging."""
+    """Map an HTTP error that is not retried: 400 bad filter, 401/403 access, the rest."""
     code = getattr(error, "code", None)
     if code == 400:
         return UsageError(
@@ -313,8 +321,6 @@ def _failed(project: str, scan: _Scan, error: Exception) -> ToolError:
         )
     if code in (401, 403):
         return credentials.denied(project, code, _server_message(error))
-    if not isinstance(code, int) and not isinstance(error, ValueError):
-        return credentials.refresh_failed(project, str(error))
     return CloudLoggingError(
         f'Cloud Logging failed on "{scan.fetch.query.purpose}" ({_status(error)}: '
         f"{_server_message(error)}); check --project and CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING"

@@ -23,18 +23,28 @@ from pathways_workload.errors import InputFileError
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK_CHARS = 1 << 20
+_BLOCK_BYTES = 4 << 20
 _MAX_RECORD_CHARS = 64 << 20
 _INCOMPLETE = "any output printed before this message is incomplete"
 
 
 @dataclasses.dataclass(frozen=True)
 class Record:
-    """One entry's raw JSON text and its position, parsed on demand."""
+    """One entry's raw JSON text and where it starts, parsed on demand.
+
+    `line` is the line number when the reader knew it; records cut out of
+    JSON Lines blocks carry the byte `offset` instead, and their line number
+    is counted only if an error needs it.
+    """
 
     raw: bytes
     path: Path
-    line: int
+    line: int = 0
     parsed: Any = None
+    offset: int = 0
+
+    def line_number(self) -> int:
+        return self.line or line_at(self.path, self.offset)
 
     def entry(self) -> Any:
         """The decoded entry (a dict for a well-formed export)."""
@@ -43,14 +53,24 @@ class Record:
         try:
             value = json.loads(self.raw)
         except (ValueError, RecursionError) as error:
-            raise corrupt(self.path, self.line, f"not valid JSON ({error})") from None
+            raise corrupt(self.path, self.line_number(), f"not valid JSON ({error})") from None
         if not isinstance(value, dict):
-            raise corrupt(self.path, self.line, "an entry is not a JSON object")
+            raise corrupt(self.path, self.line_number(), "an entry is not a JSON object")
         return value
 
 
 def corrupt(path: Path, line: int, what: str) -> InputFileError:
     return InputFileError(f"{path}:{line}: {what}; {_INCOMPLETE}")
+
+
+def line_at(path: Path, offset: int) -> int:
+    """The line number of a byte offset (read again from the start: errors only)."""
+    lines, seen = 1, 0
+    with _open(path) as stream:
+        while seen < offset and (chunk := stream.read(min(_BLOCK_BYTES, offset - seen))):
+            lines += chunk.count(b"\n")
+            seen += len(chunk)
+    return lines
 
 
 def export_files(paths: list[str]) -> list[Path]:
@@ -83,6 +103,48 @@ def _open(path: Path) -> IO[bytes]:
     if magic == _GZIP_MAGIC:
         return gzip.GzipFile(fileobj=handle)  # type: ignore[return-value]
     return handle
+
+
+def is_json_lines(path: Path) -> bool:
+    """Whether an export is JSON Lines (its first non-blank byte is `{`)."""
+    with _open(path) as stream:
+        try:
+            for line in stream:
+                if line.strip():
+                    return line.lstrip().startswith(b"{")
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputFileError(f"{path}: the gzip stream is damaged ({error})") from None
+    return False
+
+
+def iter_line_blocks(path: Path) -> Iterator[tuple[bytes, int]]:
+    """A JSON Lines export as blocks of whole lines, each with its byte offset."""
+    with _open(path) as stream:
+        offset = 0
+        try:
+            while block := stream.read(_BLOCK_BYTES):
+                if not block.endswith(b"\n"):
+                    block += stream.readline()
+                yield (block if block.endswith(b"\n") else block + b"\n"), offset
+                offset += len(block)
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputFileError(
+                f"{path}: the gzip stream is damaged or truncated ({error}); {_INCOMPLETE}"
+            ) from None
+
+
+def block_records(block: bytes, path: Path, offset: int) -> Iterator[Record]:
+    """Every record of a block of JSON Lines, each line's framing checked."""
+    start = 0
+    for line in block.split(b"\n"):
+        text = line.strip()
+        if text:
+            if not (text.startswith(b"{") and text.endswith(b"}")):
+                raise corrupt(
+                    path, line_at(path, offset + start), "this line is not one complete JSON object"
+                )
+            yield Record(text, path, offset=offset + start)
+        start += len(line) + 1
 
 
 def iter_records(path: Path) -> Iterator[Record]:

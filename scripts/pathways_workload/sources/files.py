@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from pathways_workload.errors import UsageError
 from pathways_workload.lql import CompiledFilter, LqlError, compile_filter
 from pathways_workload.sources.base import Entry, Fetch, Result, sort_key
-from pathways_workload.sources.export_reader import export_files, iter_records
+from pathways_workload.sources.export_reader import (
+    Record,
+    export_files,
+    is_json_lines,
+    iter_line_blocks,
+    iter_records,
+)
+from pathways_workload.sources.scan import BlockScanner
 from pathways_workload.timestamps import parse_timestamp_ns
 from pathways_workload.window import Window
 
@@ -54,7 +61,7 @@ class FileSource:
 
     paths: list[str]
     fast_path: bool = True
-    records_read: int = 0
+    passes: int = 0
 
     def files(self) -> list[Path]:
         return export_files(self.paths)
@@ -63,10 +70,9 @@ class FileSource:
         filters = [compile_checked(fetch.query.filter) for fetch in fetches]
         collectors = [_Collector(fetch) for fetch in fetches]
         pairs = list(zip(filters, collectors))
-        self.records_read = 0
+        self.passes += 1
         for path in self.files():
-            for record in iter_records(path):
-                self.records_read += 1
+            for record in self._records(path, filters):
                 wanted = [
                     pair
                     for pair in pairs
@@ -79,6 +85,15 @@ class FileSource:
                     if compiled.matches(entry):
                         collector.add(entry)
         return [collector.result() for collector in collectors]
+
+    def _records(self, path: Path, filters: list[CompiledFilter]) -> Iterator[Record]:
+        """The records worth looking at: JSON Lines through the block scanner when fast."""
+        if not (self.fast_path and is_json_lines(path)):
+            yield from iter_records(path)
+            return
+        scanner = BlockScanner(filters)
+        for block, offset in iter_line_blocks(path):
+            yield from scanner.records(block, path, offset)
 
     def span(self) -> Window | None:
         """The span of the exports' timestamps (a quick scan, no JSON parsing), or None."""

@@ -1,0 +1,151 @@
+"""Benchmark of --execute against the fake Cloud Logging server with a per-request latency.
+
+For a few actions it prints the requests made against the least possible (one
+per query per 1,000 entries needed), and the wall time of the whole action
+against its slowest single query run alone: independent queries run at once,
+so the ratio should stay near 1 (at most 1.5), not the number of queries.
+"wall at 0 ms" is the same action with no latency: the tool's own work
+(imports are warmed up first), which the ratio also includes.
+
+    python3 benchmarks/bench_cloud.py [--latency 0.3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "scripts"), str(ROOT)]
+
+from tabulate import tabulate  # noqa: E402
+from tests.fake_logging import PROJECT, WORKER_NODES, FakeLogging, sample_incident  # noqa: E402
+from tests.helpers import container_entry  # noqa: E402
+
+from pathways_workload.cli import main  # noqa: E402
+from pathways_workload.lql import compile_filter  # noqa: E402
+from pathways_workload.sources import cloud  # noqa: E402
+from pathways_workload.sources.base import Fetch, Result  # noqa: E402
+
+TARGET = (
+    f"--project={PROJECT}",
+    "--jobset_name=llama-train",
+    "--start_time=2026-10-22T11:00:00Z",
+    "--duration=1h",
+    "--execute",
+)
+CASES = {
+    "errors --limit=2500": ("--action=errors", "--limit=2500"),
+    "interruptions --node_names=a,b": (
+        "--action=interruptions",
+        f"--node_names={WORKER_NODES[0]},{WORKER_NODES[1]}",
+    ),
+    "summary": ("--action=summary",),
+    "node-ooms --node_names=a": ("--action=node-ooms", f"--node_names={WORKER_NODES[0]}"),
+    "pod-events": ("--action=pod-events",),
+    "preflight": ("--action=preflight",),
+    "triage": ("--action=triage",),
+}
+
+
+class RecordingSource(cloud.CloudSource):
+    """The real cloud source, remembering every fetch it was asked to run."""
+
+    fetches: ClassVar[list[Fetch]] = []
+
+    def run(self, fetches: Sequence[Fetch]) -> list[Result]:
+        RecordingSource.fetches.extend(fetches)
+        return super().run(fetches)
+
+
+def entries() -> list[dict[str, Any]]:
+    """The sample incident plus 3,000 crash lines, so a big sweep needs several pages."""
+    crashes = [
+        container_entry(
+            f"Check failed: shard {i}",
+            timestamp=f"2026-10-22T11:40:{i // 1000:02d}.{i % 1000:03d}000001Z",
+        )
+        for i in range(3000)
+    ]
+    return sample_incident() + crashes
+
+
+def least_requests(fetch: Fetch, data: list[dict[str, Any]]) -> int:
+    """Pages a fetch needs: its matches up to its limit, 1,000 (or the limit) per page."""
+    compiled = compile_filter(fetch.query.filter)
+    needed = min(fetch.limit, sum(1 for entry in data if compiled.matches(entry)))
+    return max(1, math.ceil(needed / min(fetch.limit, cloud.MAX_PAGE_SIZE)))
+
+
+def run_action(fake: FakeLogging, args: Sequence[str]) -> tuple[float, int, list[Fetch]]:
+    """Wall time, requests and fetches of one command line."""
+    RecordingSource.fetches = []
+    before = fake.list_requests
+    start = time.monotonic()
+    code = main([*TARGET, *args], out=io.StringIO(), err=io.StringIO())
+    elapsed = time.monotonic() - start
+    if code not in (0, 1):
+        raise SystemExit(f"{' '.join(args)} exited {code}")
+    return elapsed, fake.list_requests - before, list(RecordingSource.fetches)
+
+
+def slowest_alone(fetches: list[Fetch]) -> float:
+    """The longest any one of the fetches takes run by itself."""
+    times = []
+    for fetch in fetches:
+        start = time.monotonic()
+        cloud.CloudSource(PROJECT, io.StringIO()).run([fetch])
+        times.append(time.monotonic() - start)
+    return max(times)
+
+
+def measure(latency: float) -> list[dict[str, Any]]:
+    data = entries()
+    rows = []
+    with FakeLogging(data) as fake:
+        os.environ["CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING"] = fake.url
+        os.environ["CLOUDSDK_AUTH_DISABLE_CREDENTIALS"] = "true"
+        cloud.CloudSource = RecordingSource  # type: ignore[misc]
+        run_action(fake, CASES["summary"])  # warm up: imports, connection set-up
+        for name, args in CASES.items():
+            fake.latency = 0.0
+            local, _, _ = run_action(fake, args)
+            fake.latency = latency
+            wall, requests, fetches = run_action(fake, args)
+            slowest = slowest_alone(fetches)
+            rows.append(
+                {
+                    "action": name,
+                    "queries": len(fetches),
+                    "requests": requests,
+                    "least possible": sum(least_requests(f, data) for f in fetches),
+                    "wall s": round(wall, 2),
+                    "wall at 0 ms s": round(local, 2),
+                    "slowest query alone s": round(slowest, 2),
+                    "ratio": round(wall / slowest, 2),
+                }
+            )
+    return rows
+
+
+def main_bench(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.3, help="seconds per request")
+    args = parser.parse_args(argv)
+    rows = measure(args.latency)
+    print(f"fake Cloud Logging, {args.latency * 1000:.0f} ms per request")
+    print(tabulate(rows, headers="keys"))
+    worst = max(row["ratio"] for row in rows)
+    print(f"worst wall-time ratio (action / slowest query alone): {worst} (target: at most 1.5)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main_bench())

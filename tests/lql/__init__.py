@@ -1,0 +1,1 @@
+"""Tests of the Logging query language engine."""

@@ -1,0 +1,273 @@
+"""--execute when Cloud Logging misbehaves: quota, outages, resets, permissions, partial scans.
+
+Each test runs the command line against the fake server with a fault injected
+and checks the exit code and the exact lines a user sees. Backoff waits are
+shortened (and made deterministic) by handing CloudSource fast timings.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pathways_workload.errors import UsageError
+from pathways_workload.query import Query
+from pathways_workload.sources import cloud
+from pathways_workload.sources.base import Fetch
+from pathways_workload.sources.retry import Backoff, RequestBudget
+from tests.fake_logging import RESET, FakeLogging, point_at
+from tests.helpers import PROJECT, container_entry, run_cli
+
+WINDOW = ("--start_time=2026-10-22T11:00:00Z", "--duration=1h")
+ERRORS = (f"--project={PROJECT}", "--jobset_name=llama-train", "--action=errors", *WINDOW)
+SWEEP = '"crash and fatal-error sweep over every container of the workload"'
+LONG = (f"--project={PROJECT}", "--action=query", "--filter=severity>=ERROR", *WINDOW)
+LONG_READ = 2500
+QUOTA = (
+    "Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute' "
+    "of service 'logging.googleapis.com' for consumer 'project_number:123456789012'."
+)
+
+
+def crash_lines(count: int) -> list[dict[str, Any]]:
+    """`count` crash lines of the workload, one per millisecond (plus nanoseconds)."""
+    return [
+        container_entry(
+            f"Check failed: shard {i}",
+            timestamp=f"2026-10-22T11:30:{i // 1000:02d}.{i % 1000:03d}000007Z",
+        )
+        for i in range(count)
+    ]
+
+
+def fast_source(monkeypatch: pytest.MonkeyPatch, deadline: float = 5.0, **kwargs: Any) -> None:
+    """Waits of 0.1s, 0.2s, 0.4s, 0.4s... (no jitter), and no request budget in the way."""
+    backoff = Backoff(initial=0.1, multiplier=2, maximum=0.4, deadline=deadline, uniform=max)
+    source = functools.partial(
+        cloud.CloudSource,
+        backoff=backoff,
+        budget=RequestBudget(per_minute=60000, burst=1000),
+        **kwargs,
+    )
+    monkeypatch.setattr(cloud, "CloudSource", source)
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLogging]:
+    with FakeLogging(crash_lines(LONG_READ + 500)) as server:
+        point_at(monkeypatch, server)
+        fast_source(monkeypatch)
+        yield server
+
+
+def replayed(tmp_path: Path, entries: list[dict[str, Any]], *args: str) -> str:
+    """What offline replay of the same entries prints (the expected output)."""
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries), encoding="utf-8")
+    code, out, err = run_cli(*args, f"--logs_file={path}")
+    assert code == 0, err
+    return out
+
+
+def retry_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("Cloud Logging answered")]
+
+
+def test_429_twice_then_success(fake: FakeLogging, tmp_path: Path) -> None:
+    fake.fail(429, times=2)
+    code, out, err = run_cli(*ERRORS, "--limit=5", "--execute")
+    assert code == 0, err
+    assert retry_lines(err) == [
+        f"Cloud Logging answered 429 RESOURCE_EXHAUSTED to {SWEEP} (page 1, attempt 1); "
+        "retrying in 0.1s",
+        f"Cloud Logging answered 429 RESOURCE_EXHAUSTED to {SWEEP} (page 1, attempt 2); "
+        "retrying in 0.2s",
+    ]
+    assert out == replayed(tmp_path, fake.entries, *ERRORS, "--limit=5")
+    assert fake.list_requests == 3
+
+
+def test_429_on_the_third_page_resumes_from_that_page(fake: FakeLogging, tmp_path: Path) -> None:
+    fake.fail(429, times=1, after=2)
+    args = (*LONG, f"--limit={LONG_READ}", "--format=json")
+    code, out, err = run_cli(*args, "--execute")
+    assert code == 0, err
+    assert len(retry_lines(err)) == 1
+    assert "(page 3, attempt 1)" in retry_lines(err)[0]
+    tokens = [body.get("pageToken") for body in fake.bodies]
+    assert tokens[0] is None and tokens[1] != tokens[2] and tokens[2] == tokens[3]
+    assert [body["pageSize"] for body in fake.bodies] == [1000] * 4
+    ids = [json.loads(line)["insertId"] for line in out.splitlines()]
+    assert len(ids) == len(set(ids)) == LONG_READ
+    assert out == replayed(tmp_path, fake.entries, *args)
+
+
+def test_503_once_is_retried(fake: FakeLogging) -> None:
+    fake.fail(503, times=1)
+    code, out, err = run_cli(*ERRORS, "--limit=5", "--execute")
+    assert code == 0, err
+    assert retry_lines(err) == [
+        f"Cloud Logging answered 503 UNAVAILABLE to {SWEEP} (page 1, attempt 1); retrying in 0.1s"
+    ]
+    assert len(out.splitlines()) == 5
+
+
+def test_a_connection_reset_is_retried(fake: FakeLogging) -> None:
+    fake.fail(RESET, times=1)
+    code, out, err = run_cli(*ERRORS, "--limit=5", "--execute")
+    assert code == 0, err
+    (line,) = retry_lines(err)
+    assert line.startswith("Cloud Logging answered ConnectionError (") and "attempt 1" in line
+    assert len(out.splitlines()) == 5
+
+
+def test_403_names_the_role_and_the_project(fake: FakeLogging) -> None:
+    fake.fail(403, times=None)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 3
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        f"error: no permission to read the logs of project {PROJECT} (The caller does not have "
+        f"permission): grant roles/logging.viewer on project {PROJECT} (private logs such as "
+        "data access audit logs need roles/logging.privateLogViewer)"
+    )
+    assert fake.list_requests == 1
+
+
+def test_401_with_credentials_disabled_says_to_enable_them(fake: FakeLogging) -> None:
+    fake.fail(401, times=None)
+    code, _, err = run_cli(*ERRORS, "--execute")
+    assert code == 3
+    assert err.splitlines()[-1] == (
+        "error: Cloud Logging asked for credentials but CLOUDSDK_AUTH_DISABLE_CREDENTIALS is "
+        "set; unset it and run `gcloud auth application-default login`, or set "
+        "GOOGLE_APPLICATION_CREDENTIALS to a service-account key file"
+    )
+
+
+def test_no_credentials_at_all(
+    fake: FakeLogging, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CLOUDSDK_AUTH_DISABLE_CREDENTIALS")
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path))
+    monkeypatch.setenv("NO_GCE_CHECK", "True")
+    monkeypatch.setenv("GCE_METADATA_HOST", "127.0.0.1:9")
+    monkeypatch.setenv("GCE_METADATA_IP", "127.0.0.1:9")
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 3
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        "error: no Application Default Credentials found: run `gcloud auth application-default "
+        "login`, or set GOOGLE_APPLICATION_CREDENTIALS to a service-account key file (the "
+        f"account needs roles/logging.viewer on project {PROJECT})"
+    )
+    assert fake.list_requests == 0
+
+
+def test_an_unreadable_key_file_is_named(
+    fake: FakeLogging, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CLOUDSDK_AUTH_DISABLE_CREDENTIALS")
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing.json"))
+    code, _, err = run_cli(*ERRORS, "--execute")
+    assert code == 3
+    assert err.splitlines()[-1].startswith(
+        f"error: cannot load the credentials in GOOGLE_APPLICATION_CREDENTIALS={tmp_path}"
+    )
+    assert err.splitlines()[-1].endswith(
+        "point it at a valid service-account key file, or unset it and run "
+        "`gcloud auth application-default login`"
+    )
+
+
+def test_persistent_429_names_the_query_and_what_to_try(
+    fake: FakeLogging, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast_source(monkeypatch, deadline=0.5)
+    fake.fail(429, times=None)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert out == ""
+    assert len(retry_lines(err)) == 2
+    assert err.splitlines()[-1] == (
+        f"error: the query {SWEEP} failed after 3 attempts in 0s (429 RESOURCE_EXHAUSTED: "
+        f"{QUOTA}); the project's read quota (entries.list requests per minute) is used up: "
+        "wait a minute and rerun, narrow the window (--duration) so fewer pages are needed, "
+        "or raise the 'Read requests per minute' quota of logging.googleapis.com"
+    )
+    assert fake.list_requests == 3
+
+
+def test_a_slow_server_still_answers(fake: FakeLogging, tmp_path: Path) -> None:
+    fake.latency = 0.3
+    code, out, err = run_cli(*ERRORS, "--limit=5", "--execute")
+    assert code == 0, err
+    assert retry_lines(err) == []
+    assert out == replayed(tmp_path, fake.entries, *ERRORS, "--limit=5")
+
+
+def test_a_server_slower_than_the_timeout_is_retried_then_reported(
+    fake: FakeLogging, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast_source(monkeypatch, deadline=0.5, timeout=0.1)
+    fake.latency = 0.3
+    code, _, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert all("ReadTimeout" in line for line in retry_lines(err))
+    assert re.match(f"error: the query {SWEEP} failed after [0-9]+ attempts", err.splitlines()[-1])
+    assert err.splitlines()[-1].endswith(
+        "wait a minute and rerun, or narrow the window (--duration) or the workload flags so "
+        "the query has less to scan"
+    )
+
+
+def test_partial_scan_pages_mean_keep_paging(fake: FakeLogging, tmp_path: Path) -> None:
+    fake.partial_pages = 3
+    code, out, err = run_cli(*ERRORS, "--limit=5", "--execute")
+    assert code == 0, err
+    assert out == replayed(tmp_path, fake.entries, *ERRORS, "--limit=5")
+    assert fake.list_requests == 4
+    assert "no entries matched" not in err
+
+
+def test_an_endless_partial_scan_stops_and_says_so(fake: FakeLogging) -> None:
+    fake.partial_pages = 1000
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        f"error: the query {SWEEP}: Cloud Logging had not finished scanning after 10 pages and "
+        "found nothing yet; narrow the window (--duration) or the workload flags, then rerun"
+    )
+    assert fake.list_requests == 10
+
+
+def test_an_empty_next_page_token_ends_the_read(
+    fake: FakeLogging, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake.entries = crash_lines(3)
+    fake.empty_last_token = True
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 0, err
+    assert len(out.splitlines()) == 3
+    assert fake.list_requests == 1
+    assert fake.bodies[0].get("pageToken") is None
+
+
+def test_a_filter_the_server_rejects_is_a_usage_error(fake: FakeLogging) -> None:
+    """The runner checks filters first; a server that still says 400 gets its message shown."""
+    source = cloud.CloudSource(PROJECT, io.StringIO())
+    with pytest.raises(UsageError) as raised:
+        source.run([Fetch(Query("your filter", "severity>="), 10)])
+    assert str(raised.value) == (
+        'Cloud Logging rejected the filter of "your filter": '
+        "expected a value after '>=' at column 9, but the filter ends"
+    )

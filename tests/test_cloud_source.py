@@ -1,0 +1,323 @@
+"""The cloud source: what it asks for, how many requests it makes, and how it shares them.
+
+Also the lazily imported client (print mode and offline replay never import
+google.cloud), the endpoint and credential variables, backoff and the request
+budget, progress lines, and preflight end to end against the fake server.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pathways_workload.errors import AccessError
+from pathways_workload.query import Query
+from pathways_workload.render import USAGE_TOKENS
+from pathways_workload.sources import credentials
+from pathways_workload.sources.base import Fetch, sort_key
+from pathways_workload.sources.cloud import CloudSource
+from pathways_workload.sources.retry import Backoff, GaveUp, RequestBudget, retrying
+from tests.fake_logging import FakeLogging, point_at, sample_incident
+from tests.helpers import PROJECT, run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+MANY = 3000
+EVERYTHING = 'timestamp>="2026-10-22T00:00:00Z"'
+WORKLOAD = (f"--project={PROJECT}", "--jobset_name=llama-train", "--action=preflight")
+WINDOW = ("--start_time=2026-10-22T11:00:00Z", "--duration=1h")
+PREFLIGHT = (*WORKLOAD, *WINDOW)
+
+
+def numbered(count: int) -> list[dict[str, Any]]:
+    """`count` minimal entries, one per microsecond."""
+    return [
+        {
+            "insertId": f"n{i:05d}",
+            "logName": f"projects/{PROJECT}/logs/stdout",
+            "resource": {"type": "k8s_container", "labels": {}},
+            "textPayload": f"line {i}",
+            "timestamp": f"2026-10-22T11:00:00.{i:06d}001Z",
+        }
+        for i in range(count)
+    ]
+
+
+class Terminal(io.StringIO):
+    """A stderr that says it is a terminal, to see the progress lines."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class CountingBudget(RequestBudget):
+    """A budget that never waits and counts what it hands out."""
+
+    def __init__(self) -> None:
+        super().__init__(per_minute=60000, burst=1000)
+        self.taken = 0
+
+    def reserve(self) -> float:
+        self.taken += 1
+        return 0.0
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLogging]:
+    with FakeLogging(numbered(MANY)) as server:
+        point_at(monkeypatch, server)
+        yield server
+
+
+def source(**kwargs: Any) -> CloudSource:
+    fast = Backoff(initial=0.01, maximum=0.02, deadline=2, uniform=max)
+    return CloudSource(PROJECT, kwargs.pop("err", io.StringIO()), backoff=fast, **kwargs)
+
+
+def fetch(limit: int, order: str = "asc", text: str = EVERYTHING) -> Fetch:
+    return Fetch(Query(f"everything, {limit} {order}", text), limit, order)
+
+
+@pytest.mark.parametrize(
+    ("limit", "requests", "page_size", "truncated"),
+    [(5, 1, 5, True), (1000, 1, 1000, True), (2500, 3, 1000, True), (MANY, 3, 1000, False)],
+)
+def test_one_request_per_thousand_entries_needed(
+    fake: FakeLogging, limit: int, requests: int, page_size: int, truncated: bool
+) -> None:
+    (result,) = source().run([fetch(limit)])
+    assert result.requests == fake.list_requests == requests
+    assert [body["pageSize"] for body in fake.bodies] == [page_size] * requests
+    assert result.truncated is truncated
+    assert [e["insertId"] for e in result.entries] == [f"n{i:05d}" for i in range(limit)]
+
+
+def test_the_request_body_and_user_agent(fake: FakeLogging) -> None:
+    (result,) = source().run([fetch(3, "desc")])
+    assert fake.bodies == [
+        {
+            "resourceNames": [f"projects/{PROJECT}"],
+            "filter": EVERYTHING,
+            "orderBy": "timestamp desc",
+            "pageSize": 3,
+        }
+    ]
+    assert [e["insertId"] for e in result.entries] == ["n02999", "n02998", "n02997"]
+    assert fake.user_agents[0].startswith(USAGE_TOKENS + " ")
+
+
+def test_entries_arrive_exactly_as_the_api_sent_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    entries = sample_incident()
+    with FakeLogging(entries) as server:
+        point_at(monkeypatch, server)
+        (result,) = source().run([fetch(100)])
+    assert result.entries == sorted(entries, key=sort_key)
+
+
+def test_independent_fetches_run_at_once_and_each_gets_its_result(fake: FakeLogging) -> None:
+    fake.latency = 0.2
+    fetches = [fetch(1), fetch(2, "desc"), fetch(3)]
+    results = source().run(fetches)
+    assert [r.fetch for r in results] == fetches
+    assert [len(r.entries) for r in results] == [1, 2, 3]
+    assert fake.max_in_flight == 3
+
+
+def test_every_request_draws_from_the_budget_retries_included(fake: FakeLogging) -> None:
+    fake.fail(503, times=2)
+    budget = CountingBudget()
+    results = source(budget=budget).run([fetch(2500), fetch(1)])
+    assert budget.taken == fake.list_requests == 6
+    assert sum(r.requests for r in results) == 6
+
+
+def test_the_first_failure_stops_the_other_fetches(fake: FakeLogging) -> None:
+    """Three reads of three pages; one is refused at once, the others stop at a page boundary."""
+    fake.latency = 0.2
+    fake.fail(403, times=1)
+    with pytest.raises(AccessError):
+        source().run([fetch(2500), fetch(2500, "desc"), fetch(2600)])
+    assert fake.list_requests <= 5
+
+
+def test_partial_pages_after_entries_end_in_a_warning(fake: FakeLogging) -> None:
+    fake.partial_pages = 1
+    err = io.StringIO()
+    (result,) = source(err=err, max_short_pages=3).run([fetch(2500)])
+    assert (len(result.entries), result.truncated, result.requests) == (2000, True, 5)
+    assert err.getvalue() == (
+        'warning: the query "everything, 2500 asc": Cloud Logging had not finished scanning '
+        "after 5 pages; the 2000 entries found are incomplete: narrow the window (--duration) "
+        "or the workload flags, then rerun\n"
+    )
+
+
+def test_progress_lines_only_on_a_terminal(fake: FakeLogging) -> None:
+    terminal = Terminal()
+    source(err=terminal).run([fetch(2500)])
+    assert terminal.getvalue().splitlines() == [
+        '"everything, 2500 asc": page 1, 1000 entries so far',
+        '"everything, 2500 asc": page 2, 2000 entries so far',
+        '"everything, 2500 asc": page 3, 3000 entries so far',
+    ]
+    quiet = io.StringIO()
+    source(err=quiet).run([fetch(2500)])
+    assert quiet.getvalue() == ""
+
+
+def test_no_fetches_make_no_requests(fake: FakeLogging) -> None:
+    assert source().run([]) == []
+    assert fake.list_requests == 0
+
+
+def test_the_endpoint_loses_gclouds_trailing_slash(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(credentials.ENDPOINT_ENV, "http://127.0.0.1:8080/")
+    assert credentials.endpoint() == "http://127.0.0.1:8080"
+    monkeypatch.setenv(credentials.ENDPOINT_ENV, "")
+    assert credentials.endpoint() is None
+
+
+@pytest.mark.parametrize(("value", "disabled"), [("true", True), ("1", True), ("False", False)])
+def test_credentials_disabled_as_gcloud_reads_it(
+    monkeypatch: pytest.MonkeyPatch, value: str, disabled: bool
+) -> None:
+    monkeypatch.setenv(credentials.DISABLE_ENV, value)
+    assert credentials.disabled() is disabled
+
+
+def test_backoff_grows_to_its_maximum_with_jitter_below_each_step() -> None:
+    assert [Backoff(1, 2, 8, uniform=max).wait(n) for n in range(1, 6)] == [1, 2, 4, 8, 8]
+    assert [Backoff(1, 2, 8, uniform=min).wait(n) for n in range(1, 4)] == [0.5, 1, 2]
+
+
+def test_retrying_gives_up_at_the_deadline_and_passes_other_errors_through() -> None:
+    now = [0.0]
+    sleeps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        now[0] += seconds
+
+    def busy() -> None:
+        raise TimeoutError("busy")
+
+    backoff = Backoff(initial=1, multiplier=2, maximum=4, deadline=8, uniform=max)
+    with pytest.raises(GaveUp) as gave_up:
+        retrying(busy, lambda e: isinstance(e, TimeoutError), backoff, print, sleep, lambda: now[0])
+    assert sleeps == [1, 2, 4]
+    assert (gave_up.value.attempts, gave_up.value.elapsed) == (4, 7)
+    with pytest.raises(KeyError):
+        retrying(lambda: {}["x"], lambda e: False, backoff, print, sleep, lambda: now[0])
+
+
+def test_the_budget_allows_a_burst_then_a_steady_rate() -> None:
+    now = [0.0]
+    budget = RequestBudget(per_minute=60, burst=3, clock=lambda: now[0])
+    assert [budget.reserve() for _ in range(5)] == [0, 0, 0, 1, 2]
+    now[0] = 60
+    assert [budget.reserve() for _ in range(4)] == [0, 0, 0, 1]
+
+
+def test_the_default_budget_stays_well_under_the_quota() -> None:
+    now = [0.0]
+    budget = RequestBudget(clock=lambda: now[0])
+    waits = [budget.reserve() for _ in range(60)]
+    assert sum(1 for wait in waits if wait < 60) <= 40
+
+
+def imported_after(*argv: str) -> bool:
+    """Whether running the command line imported google.cloud (in a fresh interpreter)."""
+    code = (
+        "import sys; sys.path[:0] = ['scripts', '.']\n"
+        "from tests.helpers import run_cli\n"
+        f"run_cli(*{argv!r})\n"
+        "print(any(m.startswith('google.cloud') for m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip() == "True"
+
+
+def test_print_mode_and_offline_replay_do_not_import_the_client(tmp_path: Path) -> None:
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(sample_incident()), encoding="utf-8")
+    args = (f"--project={PROJECT}", "--jobset_name=llama-train", "--action=errors")
+    assert not imported_after(*args)
+    assert not imported_after(*args, f"--logs_file={export}", "--execute")
+
+
+def preflight_fake(monkeypatch: pytest.MonkeyPatch, entries: list[dict[str, Any]]) -> FakeLogging:
+    server = FakeLogging(entries)
+    point_at(monkeypatch, server)
+    return server
+
+
+def test_preflight_passes_against_the_cloud(monkeypatch: pytest.MonkeyPatch) -> None:
+    with preflight_fake(monkeypatch, sample_incident()) as server:
+        code, out, err = run_cli(*PREFLIGHT)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[:2] == [
+        "log access: OK (14 container lines in the cluster)",
+        "PASS: the workload logged 12 lines from 4 containers in the window",
+    ]
+    assert lines[4].split() == [
+        "jax-tpu",
+        "1",
+        "5",
+        "2026-10-22T11:02:00.25Z",
+        "2026-10-22T11:30:06Z",
+    ]
+    assert server.list_requests == 2
+    assert {body["pageSize"] for body in server.bodies} == {1000}
+
+
+def test_preflight_fails_when_the_workload_logged_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    with preflight_fake(monkeypatch, sample_incident()):
+        code, out, err = run_cli(*WORKLOAD, "--start_time=2026-10-22T10:00:00Z", "--duration=30m")
+        assert code == 1
+        assert out.splitlines()[1] == (
+            "FAIL: no container of the cluster logged anything in the window: check --project, "
+            "--cluster_name, --location and the window"
+        )
+        code, out, err = run_cli(
+            f"--project={PROJECT}", "--workload=jobset:llama-other", "--action=preflight", *WINDOW
+        )
+    assert code == 1
+    assert out.splitlines()[1].startswith("FAIL: the workload logged nothing in the window")
+    assert err.splitlines()[-1].startswith("error: preflight FAIL: the workload logged nothing")
+
+
+def test_preflight_without_permission_prints_its_queries_and_the_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with preflight_fake(monkeypatch, sample_incident()) as server:
+        server.fail(403, times=None)
+        code, out, err = run_cli(*PREFLIGHT)
+    assert code == 3
+    assert out.count("gcloud logging read") == 2
+    assert "# can we read this project's container logs in the window" in out
+    assert err.splitlines()[-1].startswith(
+        f"error: no permission to read the logs of project {PROJECT}"
+    )
+
+
+def test_preflight_without_credentials_prints_its_queries_and_the_fix(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with preflight_fake(monkeypatch, sample_incident()) as server:
+        monkeypatch.delenv(credentials.DISABLE_ENV)
+        monkeypatch.delenv(credentials.KEY_FILE_ENV, raising=False)
+        monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path))
+        code, out, err = run_cli(*PREFLIGHT)
+    assert code == 3
+    assert out.count("gcloud logging read") == 2
+    assert "`gcloud auth application-default login`" in err.splitlines()[-1]
+    assert server.list_requests == 0
