@@ -48,7 +48,7 @@ def synthetic_entry(rng: random.Random, index: int) -> dict[str, object]:
     return {
         "insertId": f"{index:016x}",
         "labels": {
-            "compute.googleapis.com/resource_name": f"gke-pw-cluster-tpu-np-{slice_index}-abcd-{host}",
+            "compute.googleapis.com/resource_name": f"gke-pw-tpu-np-{slice_index}-abcd-{host}",
             "k8s-pod/jobset_sigs_k8s_io/jobset-name": jobset,
             "k8s-pod/jobset_sigs_k8s_io/job-index": str(slice_index),
             "k8s-pod/batch_kubernetes_io/job-completion-index": str(host),

@@ -266,6 +266,9 @@ def main(
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as error:  # noqa: BLE001 - the one place that must never show a traceback
+        err.write(f"internal error: {type(error).__name__}: {error} (please report this)\n")
+        return 1
 
 
 def console_main() -> int:

@@ -14,7 +14,7 @@ from pathways_workload.sources.base import Entry
 
 @dataclasses.dataclass(frozen=True)
 class Scenario:
-    """A known failure: message substrings, event reasons or audit methods that identify it."""
+    """A known failure: the message substrings and event reasons that identify it."""
 
     number: int
     title: str
@@ -22,7 +22,6 @@ class Scenario:
     fix: str
     substrings: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
-    methods: tuple[str, ...] = ()
 
 
 SCENARIOS = (
@@ -70,14 +69,6 @@ SCENARIOS = (
         "find what sent it: infrastructure interruptions and pod events, or the earlier "
         "failure that made the JobSet restart",
         substrings=("SIGTERM",),
-        methods=(
-            "compute.instances.preempted",
-            "compute.instances.hostError",
-            "compute.instances.terminateOnHostMaintenance",
-            "compute.instances.migrateOnHostMaintenance",
-            "compute.instances.baremetalCaretakerPreempted",
-            "compute.instances.guestTerminate",
-        ),
     ),
     Scenario(
         5,
@@ -176,21 +167,11 @@ def _event_reason(entry: Entry) -> str:
     return reason if isinstance(reason, str) else ""
 
 
-def _audit_method(entry: Entry) -> str:
-    payload = entry.get("protoPayload")
-    method = payload.get("methodName") if isinstance(payload, dict) else None
-    return method if isinstance(method, str) else ""
-
-
 def match(entry: Entry) -> Scenario | None:
     """The first scenario whose signature the entry carries, or None."""
     text = message(entry).lower()
-    reason, method = _event_reason(entry), _audit_method(entry)
+    reason = _event_reason(entry)
     for scenario in SCENARIOS:
-        if (
-            reason in scenario.reasons
-            or method in scenario.methods
-            or any(s.lower() in text for s in scenario.substrings)
-        ):
+        if reason in scenario.reasons or any(s.lower() in text for s in scenario.substrings):
             return scenario
     return None

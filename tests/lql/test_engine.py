@@ -178,7 +178,7 @@ def test_deep_nesting_is_a_limit_error() -> None:
     with pytest.raises(LqlError) as raised:
         compile_filter("NOT " * 200 + "a")
     assert raised.value.kind == "limit"
-    assert matches("(" * 90 + '"a"' + ")" * 90, {"textPayload": "a"})
+    assert matches("(" * 33 + "NOT " * 31 + '"a"' + ")" * 33, {"textPayload": "b"})
 
 
 def test_long_chains_near_the_length_limit() -> None:

@@ -24,11 +24,17 @@ def _compile_or_none(text: str) -> CompiledFilter | None:
     except LqlError as error:
         assert error.kind in ("syntax", "limit", "undefined-field", "unsupported")
         assert "\n" not in error.message
-        error.render()
+        error.render().encode("utf-8")
         return None
 
 
-@given(st.one_of(st.text(), st.lists(FILTER_ALPHABET, max_size=30).map("".join)))
+@given(
+    st.one_of(
+        st.text(),
+        st.lists(FILTER_ALPHABET, max_size=30).map("".join),
+        st.text(st.characters(min_codepoint=0xD7F0, max_codepoint=0xE010, categories=None)),
+    )
+)
 @SETTINGS
 def test_any_text_compiles_or_raises_lql_error(text: str) -> None:
     _compile_or_none(text)

@@ -46,13 +46,22 @@ def getter(field: fields.FieldRef, explicit: bool = False) -> Getter:
     """
     absent = MISSING if explicit or not field.defaulted else DEFAULTS[field.kind]
     keys = field.entry_keys + field.free_keys
-    null_is_absent = not field.free_keys
 
     def read(entry: Mapping[str, object]) -> object:
         return _read(entry, field, absent)
 
     if field.keys_ignore_case or len(keys) > 3:
         return read
+    return _unrolled_getter(keys, absent, not field.free_keys, read)
+
+
+def _unrolled_getter(
+    keys: tuple[str, ...], absent: object, null_is_absent: bool, fallback: Getter
+) -> Getter:
+    """A getter for one to three keys through plain objects, `fallback` for other shapes.
+
+    It only saves time: what it returns is what `fallback` would return.
+    """
     if len(keys) == 1:
         only = keys[0]
         return lambda entry: absent if (value := entry.get(only)) is None else value
@@ -64,7 +73,7 @@ def getter(field: fields.FieldRef, explicit: bool = False) -> Getter:
             if isinstance(parent, dict):
                 value = parent.get(inner, MISSING)
                 return absent if value is MISSING or (null_is_absent and value is None) else value
-            return absent if parent is None else read(entry)
+            return absent if parent is None else fallback(entry)
 
         return read_two
     first, second, third = keys
@@ -75,7 +84,7 @@ def getter(field: fields.FieldRef, explicit: bool = False) -> Getter:
         if isinstance(child, dict):
             value = child.get(third, MISSING)
             return absent if value is MISSING or (null_is_absent and value is None) else value
-        return read(entry)
+        return fallback(entry)
 
     return read_three
 

@@ -62,6 +62,7 @@ def _severity_key(value: object) -> object:
 
 
 def _duration_key(value: object) -> object:
+    """A Duration field, written as text such as "0.5s"."""
     return values.parse_duration_ns(value) if isinstance(value, str) else None
 
 
@@ -77,6 +78,7 @@ def _integer_key(value: object) -> object:
 
 
 def _boolean_key(value: object) -> object:
+    """A bool field: a JSON boolean, or "true"/"false" in any case."""
     if isinstance(value, bool):
         return value
     return values.parse_bool(value) if isinstance(value, str) else None

@@ -160,6 +160,7 @@ class _Compiler:
 
 
 def _negation(inner: Predicate) -> Predicate:
+    """NOT of a predicate."""
     if inner is always:
         return never
     if inner is never:
@@ -339,7 +340,11 @@ def _all_checks(text_checks: list[checks.TextCheck]) -> Callable[[object], bool]
 
 
 def _global_restriction(literal: nodes.Literal) -> Predicate:
-    """A bare value: some scalar of the entry contains it (or equals it, if a number)."""
+    """A bare value: some scalar of the entry has it, as `:` has it.
+
+    Strings contain it (case-folded); numbers and booleans equal it when the
+    value converts to a number or boolean; null and keys are never searched.
+    """
     folded = values.fold(literal.text)
     number = values.parse_number(literal.text)
     boolean = values.parse_bool(literal.text)

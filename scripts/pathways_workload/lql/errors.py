@@ -47,6 +47,7 @@ class LqlError(Exception):
         if self.line is None or self.column is None:
             return self.message
         text = self.filter_text.split("\n")[self.line - 1].rstrip("\r").replace("\t", " ")
+        text = text.encode("utf-8", "replace").decode("utf-8")
         start = max(0, min(self.column - 1 - RENDER_WIDTH // 2, len(text) - RENDER_WIDTH))
         shown = text[start : start + RENDER_WIDTH]
         prefix = "..." if start else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,9 +14,19 @@ from pathways_workload.sources.base import Entry, Result, entry_time_ns
 from pathways_workload.terms import USER_CONTAINERS
 from pathways_workload.triage import rules, versions
 from pathways_workload.triage.evidence import Evidence, classify
-from pathways_workload.triage.queries import CONTROLLER, CRASH, EVENTS, LAST_LINES, NODES, STARTUP
+from pathways_workload.triage.queries import (
+    CONTROLLER,
+    CRASH,
+    EVENTS,
+    LAST_LINES,
+    NODES,
+    RECOVERY_TERMS,
+    STARTUP,
+)
 
 PROGRESS_TERM = "completed step"
+# Controllers log through zap: `<time>\tINFO\t<logger>\t<message>` even on stderr.
+_ROUTINE_LEVEL_RE = re.compile(r"\t(?:DEBUG|INFO)\t")
 
 
 def _brief(entry: Entry) -> dict[str, Any]:
@@ -29,12 +40,17 @@ def _brief(entry: Entry) -> dict[str, Any]:
 
 
 def _scenario_of(failure: rules.Failure) -> scenarios.Scenario | None:
+    """The cause's own scenario; else an interruption that sent SIGTERMs is scenario 4;
+    else the first scenario among the failure's other evidence (never 4 there: a
+    SIGTERM after another failure is only the JobSet tearing down)."""
     if failure.hang:
         return scenarios.BY_NUMBER[14]
-    found = failure.cause.scenario
-    for item in failure.evidence:
-        found = found or item.scenario
-    return found
+    if failure.cause.scenario is not None:
+        return failure.cause.scenario
+    found = [item.scenario for item in failure.evidence if item.scenario is not None]
+    if failure.cause.source == "audit" and any(s.number == 4 for s in found):
+        return scenarios.BY_NUMBER[4]
+    return next((s for s in found if s.number != 4), None)
 
 
 def describe_failure(failure: rules.Failure) -> dict[str, Any]:
@@ -54,11 +70,17 @@ def describe_failure(failure: rules.Failure) -> dict[str, Any]:
     }
 
 
-def _evidence(results: Sequence[Result], nodes: set[str]) -> list[Evidence]:
+def _about(entry: Entry, names: Sequence[str]) -> bool:
+    """A controller error about one of the workload's objects (named exactly, quoted)."""
+    text = message(entry)
+    return not _ROUTINE_LEVEL_RE.search(text) and any(f'"{name}"' in text for name in names)
+
+
+def _evidence(results: Sequence[Result], nodes: set[str], names: Sequence[str]) -> list[Evidence]:
     entries = list(results[CRASH].entries) + list(results[EVENTS].entries)
     entries += [e for e in results[NODES].entries if node_of(e) in nodes]
     if not results[LAST_LINES].entries:
-        entries += results[CONTROLLER].entries
+        entries += [e for e in results[CONTROLLER].entries if _about(e, names)]
     found = (classify(entry) for entry in entries)
     return [item for item in found if item is not None]
 
@@ -77,10 +99,17 @@ def analyze(results: Sequence[Result], request: Request, issue_ns: int | None) -
     nodes = set(
         nodes_from([results[EVENTS], results[CRASH], results[STARTUP], results[LAST_LINES]])
     )
-    failures = rules.split_failures(_evidence(results, nodes))
+    recoveries = [
+        entry_time_ns(e)
+        for e in results[STARTUP].entries
+        if any(term in message(e) for term in RECOVERY_TERMS)
+    ]
+    names = [workload.name for workload in request.target.workloads]
+    failures = rules.split_failures(_evidence(results, nodes, names), recoveries)
     latest = rules.last_lines(results[LAST_LINES].entries)
     if not failures:
-        quiet = rules.quiet_first(latest, _progress_end(results[LAST_LINES].entries))
+        last = results[LAST_LINES].entries
+        quiet = rules.quiet_first(last, _progress_end(last))
         failures = [rules.hang_failure(quiet)] if quiet else []
     chosen = rules.pick(failures, issue_ns)
     hosts = rules.failing_hosts(chosen) if chosen else []

@@ -34,7 +34,12 @@ SYMPTOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Stopping container", ()),
     ("GOAWAY", ()),
     ("Cancelled", ()),
+    # The kernel's preamble to an OOM kill; the `Killed process` line that follows is the evidence.
+    ("invoked oom-killer", ()),
 )
+# A traceback logged one line per entry starts with this header; its exception line is the evidence.
+TRACEBACK_HEADER = "Traceback (most recent call last):"
+QUIET_SEVERITIES = ("DEBUG", "INFO", "NOTICE")
 SYMPTOM_REASONS = (
     "Killing",
     "BackOff",
@@ -43,6 +48,7 @@ SYMPTOM_REASONS = (
     "FailedJobs",
     "ReachedMaxRestarts",
     "BackoffLimitExceeded",
+    "FailedScheduling",
     "NodeNotReady",
 )
 QUIET_EVENT_REASONS = (
@@ -62,6 +68,7 @@ RESTART_LABELS = (
     "k8s-pod/jobset_sigs_k8s_io/restart-attempt",
     "jobset.sigs.k8s.io/restart-attempt",
 )
+LWS_GROUP_LABEL = "k8s-pod/leaderworkerset_sigs_k8s_io/group-index"
 HOST_LABELS = (
     ("k8s-pod/jobset_sigs_k8s_io/job-index", "k8s-pod/batch_kubernetes_io/job-completion-index"),
     (
@@ -107,11 +114,13 @@ class Evidence:
 
     @property
     def attempt(self) -> str | None:
+        """The JobSet restart attempt (and LWS group) the entry belongs to, if it says."""
         labels = entry_labels(self.entry)
+        group = labels.get(LWS_GROUP_LABEL)
         for key in RESTART_LABELS:
             if isinstance(labels.get(key), str):
                 return str(labels[key])
-        return None
+        return f"group {group}" if isinstance(group, str) else None
 
     @property
     def scenario(self) -> scenarios.Scenario | None:
@@ -149,6 +158,8 @@ def source_of(entry: Entry) -> str:
 
 
 def _is_symptom(entry: Entry) -> bool:
+    if message(entry).strip() == TRACEBACK_HEADER:
+        return True
     text = message(entry).lower()
     container = container_of(entry) or ""
     for substring, containers in SYMPTOMS:
@@ -163,6 +174,8 @@ def _is_noise(entry: Entry, source: str) -> bool:
     """Routine events that are not evidence of a failure."""
     payload = entry.get("jsonPayload")
     reason = payload.get("reason") if isinstance(payload, dict) else None
+    if source in ("container", "controller"):
+        return severity(entry) in QUIET_SEVERITIES
     if source in ("pod-event", "cluster-event"):
         return reason in QUIET_EVENT_REASONS or (
             severity(entry) != "WARNING"

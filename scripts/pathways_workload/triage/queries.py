@@ -19,7 +19,10 @@ STARTUP_TERMS = (
     "Slices Now Ready",
     "MegaScale transport",
     "Detected Pathways-on-Cloud backend",
+    "Sufficient slices active",
 )
+# Lines that prove the run is (again) ready: a failure before one is over after it.
+RECOVERY_TERMS = ("Slices Now Ready", "Sufficient slices active")
 CRASH, STARTUP, LAST_LINES, EVENTS, NODES, CONTROLLER = range(6)
 
 

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 
 from pathways_workload.describe import container_of, pod_of
@@ -24,6 +25,7 @@ from pathways_workload.terms import USER_CONTAINERS
 from pathways_workload.triage.evidence import NODE_EVENT_TOLERANCE_NS, Evidence
 
 QUIET_AFTER_NS = 5 * 60 * 10**9
+_DIGITS_RE = re.compile(r"[0-9a-f]*[0-9][0-9a-f]*")
 HOST_COMPONENTS = ("pathways-worker", "colocated-python-sidecar")
 
 
@@ -72,18 +74,30 @@ def _attempt_of(item: Evidence, starts: list[tuple[int, str]]) -> str | None:
     return chosen
 
 
-def split_failures(evidence: Sequence[Evidence]) -> list[Failure]:
-    """One failure per restart attempt that has evidence, chronological."""
+def _segment(time_ns: int, recoveries: Sequence[int]) -> int:
+    """How many recoveries (the run ready again) happened before this moment."""
+    return sum(recovery < time_ns for recovery in recoveries)
+
+
+def split_failures(evidence: Sequence[Evidence], recoveries: Sequence[int] = ()) -> list[Failure]:
+    """One failure per restart attempt (or LWS group), split again where the run recovered."""
     starts: dict[str, int] = {}
     for item in evidence:
         if item.attempt is not None:
             starts[item.attempt] = min(starts.get(item.attempt, item.time_ns), item.time_ns)
     ordered_starts = sorted((time, attempt) for attempt, time in starts.items())
-    groups: dict[str | None, list[Evidence]] = {}
+    groups: dict[tuple[str | None, int], list[Evidence]] = {}
     for item in evidence:
-        groups.setdefault(_attempt_of(item, ordered_starts), []).append(item)
-    failures = []
-    for attempt, items in groups.items():
+        key = (_attempt_of(item, ordered_starts), _segment(item.effective_ns, recoveries))
+        groups.setdefault(key, []).append(item)
+    failures: list[Failure] = []
+    for (attempt, _), items in sorted(
+        groups.items(), key=lambda pair: min(pair[1], key=Evidence.order).order()
+    ):
+        if failures and all(item.symptom for item in items):
+            # Only symptoms: the tail of the failure before it (a restart still settling).
+            previous = failures.pop()
+            items, attempt = previous.evidence + items, previous.attempt
         cause = root_of(items)
         if cause is None:
             continue
@@ -93,17 +107,33 @@ def split_failures(evidence: Sequence[Evidence]) -> list[Failure]:
                 cause, attempt, sorted(after, key=Evidence.order), sorted(items, key=Evidence.order)
             )
         )
-    return sorted(failures, key=lambda f: f.cause.order())
+    return failures
+
+
+def signature(failure: Failure) -> str:
+    """What makes two failures the same problem: the scenario, else the message's shape."""
+    scenario = failure.cause.scenario
+    if scenario is not None:
+        return f"scenario {scenario.number}"
+    first_line = failure.cause.message.strip().splitlines()[-1] if failure.cause.message else ""
+    return _DIGITS_RE.sub("#", first_line)
 
 
 def pick(failures: Sequence[Failure], issue_ns: int | None) -> Failure | None:
-    """The failure at the issue time: the last one begun by then, else the earliest."""
+    """The failure at the issue time (the last one begun by then, else the earliest).
+
+    When the same failure repeated in the attempts before it (a crash loop),
+    its first occurrence is the one to report.
+    """
     if not failures:
         return None
-    if issue_ns is None:
-        return failures[0]
-    before = [f for f in failures if f.cause.effective_ns <= issue_ns]
-    return before[-1] if before else failures[0]
+    index = 0
+    if issue_ns is not None:
+        before = [i for i, f in enumerate(failures) if f.cause.effective_ns <= issue_ns]
+        index = before[-1] if before else 0
+    while index > 0 and signature(failures[index - 1]) == signature(failures[index]):
+        index -= 1
+    return failures[index]
 
 
 def last_lines(entries: Sequence[Entry]) -> dict[tuple[str, str], Entry]:
@@ -116,23 +146,38 @@ def last_lines(entries: Sequence[Entry]) -> dict[tuple[str, str], Entry]:
     return latest
 
 
-def quiet_first(latest: dict[tuple[str, str], Entry], progress_end_ns: int | None) -> Entry | None:
+def _went_quiet(times: Sequence[int]) -> int:
+    """When a container's next line was due: its last line plus its usual interval."""
+    gaps = sorted(later - earlier for earlier, later in zip(times, times[1:]))
+    return times[-1] + (gaps[len(gaps) // 2] if gaps else 0)
+
+
+def quiet_first(entries: Sequence[Entry], progress_end_ns: int | None) -> Entry | None:
     """The component that went quiet first when progress stopped well before the end.
 
-    Progress is the user workload's `completed step` lines; components that go
-    quiet in the minutes before the last step are the suspects, the earliest
-    of them the lead. Components that only log at start-up are not suspects.
+    Progress is the user workload's `completed step` lines. A component went
+    quiet when its next line was due (last line plus its usual interval) and
+    never came; the suspects are the components that went quiet around the
+    last step, the earliest of them the lead. The user workload itself is
+    the lead only when no component went quiet before it.
     """
-    if progress_end_ns is None or not latest:
+    times: dict[tuple[str, str], list[int]] = {}
+    for entry in entries:
+        key = (pod_of(entry) or "?", container_of(entry) or "?")
+        times.setdefault(key, []).append(entry_time_ns(entry))
+    if progress_end_ns is None or not times:
         return None
-    newest = max(entry_time_ns(entry) for entry in latest.values())
+    newest = max(max(series) for series in times.values())
     if newest - progress_end_ns < QUIET_AFTER_NS:
         return None
+    latest = last_lines(entries)
     suspects = sorted(
-        (entry_time_ns(entry), key)
-        for key, entry in latest.items()
+        (_went_quiet(sorted(series)), key)
+        for key, series in times.items()
         if key[1] not in USER_CONTAINERS
-        and progress_end_ns - QUIET_AFTER_NS <= entry_time_ns(entry) <= progress_end_ns
+        and len(series) > 1
+        and newest - max(series) >= QUIET_AFTER_NS
+        and progress_end_ns - QUIET_AFTER_NS <= max(series) <= progress_end_ns
     )
     if suspects:
         return latest[suspects[0][1]]

@@ -1,0 +1,113 @@
+"""Smoke tests over the recorded incidents: the method's actions and triage find what was planted.
+
+The expectations (`*.expected.json`) were written by the corpus generator from
+what it planted, never from this tool's output.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import run_cli
+
+INCIDENTS = Path(__file__).parent / "fixtures" / "incidents"
+NAMES = sorted(p.name.removesuffix(".expected.json") for p in INCIDENTS.glob("*.expected.json"))
+
+
+def expected(name: str) -> dict[str, Any]:
+    return json.loads((INCIDENTS / f"{name}.expected.json").read_text())
+
+
+def target_args(name: str, by_issue_time: bool = False) -> list[str]:
+    """The incident's coordinates; the window by its bounds, or by the issue time."""
+    target = expected(name)["target"]
+    window = ([f"--issue_time={target['issue_time']}"] if by_issue_time
+              else [f"--start_time={target['start_time']}", f"--end_time={target['end_time']}"])
+    args = [f"--logs_file={INCIDENTS / name}.json", f"--project={target['project']}",
+            f"--cluster_name={target['cluster_name']}", f"--location={target['location']}",
+            f"--namespace={target['namespace']}", *window]
+    return args + [f"--workload={workload}" for workload in target["workload"]]
+
+
+def steps() -> list[tuple[str, int]]:
+    return [(name, index) for name in NAMES for index in range(len(expected(name)["method"]))]
+
+
+@pytest.mark.parametrize(("name", "index"), steps())
+def test_the_method_finds_what_was_planted(name: str, index: int) -> None:
+    step = expected(name)["method"][index]
+    code, out, err = run_cli(*target_args(name), f"--action={step['action']}", "--limit=2000",
+                             *step.get("args", []))
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if not line.startswith("==")]
+    if "first" in step:
+        first = step["first"]
+        assert lines, f"{step['action']} returned nothing"
+        where = f"/{first['pod']}/{first['container']}:" if first.get("pod") else ""
+        assert where in lines[0] and first["message_contains"] in lines[0], lines[0]
+    for text in step.get("contains", []):
+        assert text in out, f"{step['action']} misses {text!r}"
+    for text in step.get("absent", []):
+        assert text not in out, f"{step['action']} shows {text!r}"
+
+
+def triage(name: str, by_issue_time: bool = False) -> dict[str, Any]:
+    code, out, err = run_cli(*target_args(name, by_issue_time), "--action=triage",
+                             "--format=json")
+    assert code == 0, err
+    report: dict[str, Any] = json.loads(out)
+    return report
+
+
+def _same_failure(found: dict[str, Any], planted: dict[str, Any]) -> None:
+    assert found["timestamp"] == planted["timestamp"]
+    assert found["pod"] == planted["pod"]
+    assert found["node"] == planted["node"]
+    if planted.get("container"):
+        assert found["container"] == planted["container"]
+    assert planted["message_contains"] in found["message"]
+    assert found["scenario"] == planted["scenario"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_triage_names_the_planted_root_cause(name: str) -> None:
+    planted = expected(name)
+    report = triage(name, by_issue_time=True)
+    if planted["root_cause"] is None:
+        assert report["root_cause"] is None
+        assert report["last_lines"]
+        return
+    _same_failure(report["root_cause"], planted["root_cause"])
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if len(expected(n)["failures"]) > 1])
+def test_triage_lists_every_failure(name: str) -> None:
+    planted = expected(name)
+    report = triage(name)
+    assert len(report["failures"]) == len(planted["failures"])
+    for found, wanted in zip(report["failures"], planted["failures"]):
+        _same_failure(found, wanted)
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if expected(n)["failing_hosts"]])
+def test_triage_names_the_lead_and_the_lowest_failing_host(name: str) -> None:
+    planted = expected(name)
+    report = triage(name, by_issue_time=True)
+    hosts = planted["failing_hosts"]
+    assert report["lead_host"]["pod"] == hosts[0]["pod"]
+    lowest = min(hosts, key=lambda h: (int(h["slice"]), int(h["host"])))
+    assert report["lowest_indexed_host"]["pod"] == lowest["pod"]
+    assert {h["pod"] for h in report["failing_hosts"]} == {h["pod"] for h in hosts}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_triage_reads_the_versions(name: str) -> None:
+    planted = expected(name)["versions"]
+    found = triage(name)["versions"]
+    for key in ("server", "proxy", "sidecar", "jax"):
+        assert found[key] == planted[key], key
+    assert bool(found["problems"]) == planted["mismatch"]
