@@ -25,11 +25,19 @@ def expected(name: str) -> dict[str, Any]:
 def target_args(name: str, by_issue_time: bool = False) -> list[str]:
     """The incident's coordinates; the window by its bounds, or by the issue time."""
     target = expected(name)["target"]
-    window = ([f"--issue_time={target['issue_time']}"] if by_issue_time
-              else [f"--start_time={target['start_time']}", f"--end_time={target['end_time']}"])
-    args = [f"--logs_file={INCIDENTS / name}.json", f"--project={target['project']}",
-            f"--cluster_name={target['cluster_name']}", f"--location={target['location']}",
-            f"--namespace={target['namespace']}", *window]
+    window = (
+        [f"--issue_time={target['issue_time']}"]
+        if by_issue_time
+        else [f"--start_time={target['start_time']}", f"--end_time={target['end_time']}"]
+    )
+    args = [
+        f"--logs_file={INCIDENTS / name}.json",
+        f"--project={target['project']}",
+        f"--cluster_name={target['cluster_name']}",
+        f"--location={target['location']}",
+        f"--namespace={target['namespace']}",
+        *window,
+    ]
     return args + [f"--workload={workload}" for workload in target["workload"]]
 
 
@@ -40,15 +48,17 @@ def steps() -> list[tuple[str, int]]:
 @pytest.mark.parametrize(("name", "index"), steps())
 def test_the_method_finds_what_was_planted(name: str, index: int) -> None:
     step = expected(name)["method"][index]
-    code, out, err = run_cli(*target_args(name), f"--action={step['action']}", "--limit=2000",
-                             *step.get("args", []))
+    code, out, err = run_cli(
+        *target_args(name), f"--action={step['action']}", "--limit=2000", *step.get("args", [])
+    )
     assert code == 0, err
-    lines = [line for line in out.splitlines() if not line.startswith("==")]
+    entries = [line for line in out.splitlines() if not line.startswith("==")]
+    entries = "\n".join(entries).split("\n20")  # continuation lines stay with their entry
     if "first" in step:
         first = step["first"]
-        assert lines, f"{step['action']} returned nothing"
+        assert entries[0], f"{step['action']} returned nothing"
         where = f"/{first['pod']}/{first['container']}:" if first.get("pod") else ""
-        assert where in lines[0] and first["message_contains"] in lines[0], lines[0]
+        assert where in entries[0] and first["message_contains"] in entries[0], entries[0]
     for text in step.get("contains", []):
         assert text in out, f"{step['action']} misses {text!r}"
     for text in step.get("absent", []):
@@ -56,8 +66,7 @@ def test_the_method_finds_what_was_planted(name: str, index: int) -> None:
 
 
 def triage(name: str, by_issue_time: bool = False) -> dict[str, Any]:
-    code, out, err = run_cli(*target_args(name, by_issue_time), "--action=triage",
-                             "--format=json")
+    code, out, err = run_cli(*target_args(name, by_issue_time), "--action=triage", "--format=json")
     assert code == 0, err
     report: dict[str, Any] = json.loads(out)
     return report
@@ -110,4 +119,4 @@ def test_triage_reads_the_versions(name: str) -> None:
     found = triage(name)["versions"]
     for key in ("server", "proxy", "sidecar", "jax"):
         assert found[key] == planted[key], key
-    assert bool(found["problems"]) == planted["mismatch"]
+    assert bool(found["mismatches"]) == planted["mismatch"]

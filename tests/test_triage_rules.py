@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from pathways_workload import scenarios
-from pathways_workload.triage import rules
+from pathways_workload.sources.base import entry_time_ns
+from pathways_workload.triage import hosts, rules
 from pathways_workload.triage.evidence import classify
 from tests.helpers import (
     audit_event,
@@ -109,9 +110,7 @@ def test_the_precise_serial_line_is_preferred_as_evidence() -> None:
 def test_an_interruption_beats_the_sigterms_it_caused() -> None:
     preempted = audit_event("compute.instances.preempted", NODE_A, "2026-10-22T11:30:00.2Z")
     sigterm = worker("*** SIGTERM received by PID 1 ***", "2026-10-22T11:30:01Z")
-    found = root(sigterm, preempted)
-    assert found is preempted
-    assert scenarios.match(found).number == 4  # type: ignore[union-attr]
+    assert root(sigterm, preempted) is preempted
 
 
 def test_restart_attempts_are_separate_failures_and_the_issue_time_picks_one() -> None:
@@ -133,44 +132,55 @@ def test_restart_attempts_are_separate_failures_and_the_issue_time_picks_one() -
     assert rules.pick(failures, None).cause.entry is first  # type: ignore[union-attr]
 
 
-def test_the_component_that_went_quiet_first_leads_a_hang() -> None:
-    steps = [
+def _steps(minutes: range) -> list[dict[str, Any]]:
+    return [
         container_entry(
-            f"completed step: {i}",
+            f"completed step: {m}",
             container="jax-tpu",
             severity="INFO",
             pod="llama-train-pathways-head-0-0-hhhhh",
-            timestamp=f"2026-10-22T11:{10 + i:02d}:00Z",
+            timestamp=f"2026-10-22T11:{m:02d}:00Z",
         )
-        for i in range(10)
+        for m in minutes
     ]
-    quiet = worker("heartbeat", "2026-10-22T11:18:30Z", pod="llama-train-worker-1-0-bbbbb")
-    busy = worker("heartbeat", "2026-10-22T11:59:00Z")
+
+
+def _heartbeats(pod: str, minutes: range) -> list[dict[str, Any]]:
+    return [worker("heartbeat", f"2026-10-22T11:{m:02d}:30Z", pod=pod) for m in minutes]
+
+
+def test_the_component_that_went_quiet_first_leads_a_hang() -> None:
+    """The sidecar logs every five minutes; the worker that stopped every minute is the lead."""
+    steps = _steps(range(10, 20))
+    quiet = _heartbeats("llama-train-worker-1-0-bbbbb", range(10, 19))
+    busy = _heartbeats("llama-train-worker-0-0-aaaaa", range(10, 59))
+    sidecar = [
+        container_entry(
+            "handled calls",
+            container="colocated-python-sidecar",
+            pod="llama-train-worker-1-0-bbbbb",
+            severity="INFO",
+            timestamp=f"2026-10-22T11:{m:02d}:00Z",
+        )
+        for m in (5, 10, 15)
+    ]
     proxy = container_entry(
         "IFRT proxy server started with status OK",
         container="pathways-proxy",
         severity="INFO",
         timestamp="2026-10-22T11:05:00Z",
     )
-    latest = rules.last_lines([*steps, quiet, busy, proxy])
-    assert rules.quiet_first(latest, rules.entry_time_ns(steps[-1])) is quiet
+    entries = [*steps, *quiet, *busy, *sidecar, proxy]
+    found = rules.quiet_first(entries, entry_time_ns(steps[-1]))
+    assert found is quiet[-1]
 
 
 def test_progress_to_the_end_is_no_hang() -> None:
-    steps = [
-        container_entry(
-            f"completed step: {i}",
-            container="jax-tpu",
-            severity="INFO",
-            timestamp=f"2026-10-22T11:{10 + i:02d}:00Z",
-        )
-        for i in range(10)
-    ]
+    steps = _steps(range(10, 59))
     proxy = container_entry(
         "IFRT proxy server started", container="pathways-proxy", timestamp="2026-10-22T11:05:00Z"
     )
-    latest = rules.last_lines([*steps, proxy])
-    assert rules.quiet_first(latest, rules.entry_time_ns(steps[-1])) is None
+    assert rules.quiet_first([*steps, proxy], entry_time_ns(steps[-1])) is None
 
 
 def test_lead_host_is_first_in_time_and_lowest_index_is_named_too() -> None:
@@ -195,12 +205,47 @@ def test_lead_host_is_first_in_time_and_lowest_index_is_named_too() -> None:
     )
     items = [i for i in (classify(late_low), classify(first_high)) if i]
     (failure,) = rules.split_failures(items)
-    hosts = rules.failing_hosts(failure)
-    assert [h["pod"] for h in hosts] == [
+    rows = hosts.failing_hosts(failure.evidence, hosts.host_pods([late_low, first_high]))
+    assert [h["pod"] for h in rows] == [
         "llama-train-worker-1-2-bbbbb",
         "llama-train-worker-0-1-aaaaa",
     ]
-    assert rules.lowest_indexed(hosts)["pod"] == "llama-train-worker-0-1-aaaaa"  # type: ignore[index]
+    assert hosts.lowest_indexed(rows)["pod"] == "llama-train-worker-0-1-aaaaa"  # type: ignore[index]
+
+
+def test_a_kernel_oom_counts_for_the_host_pod_on_that_node() -> None:
+    pod = worker(
+        "started",
+        "2026-10-22T11:00:00Z",
+        pod="llama-train-worker-0-0-aaaaa",
+        **{
+            "k8s-pod/jobset_sigs_k8s_io/job-index": "0",
+            "k8s-pod/batch_kubernetes_io/job-completion-index": "0",
+        },
+    )
+    kernel = serial_line(
+        "Memory cgroup out of memory: Killed process 7 (pathways-worker)",
+        NODE_A,
+        "2026-10-22T11:30:00.5Z",
+    )
+    rows = hosts.failing_hosts([classify(kernel)], hosts.host_pods([pod]))  # type: ignore[list-item]
+    assert [(h["pod"], h["first_error_time"]) for h in rows] == [
+        ("llama-train-worker-0-0-aaaaa", "2026-10-22T11:30:00.5Z")
+    ]
+
+
+def test_a_crash_loop_is_reported_at_its_first_occurrence() -> None:
+    attempts = [
+        worker(
+            "Address already in use",
+            f"2026-10-22T11:{10 + 5 * i}:00Z",
+            **{"k8s-pod/jobset_sigs_k8s_io/restart-attempt": str(i)},
+        )
+        for i in range(3)
+    ]
+    failures = rules.split_failures([i for i in map(classify, attempts) if i])
+    assert len(failures) == 3
+    assert rules.pick(failures, 1792669500 * 10**9).cause.entry is attempts[0]  # type: ignore[union-attr]
 
 
 def test_every_scenario_is_matched_by_its_own_signature() -> None:

@@ -266,7 +266,7 @@ def main(
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as error:  # noqa: BLE001 - the one place that must never show a traceback
+    except Exception as error:
         err.write(f"internal error: {type(error).__name__}: {error} (please report this)\n")
         return 1
 

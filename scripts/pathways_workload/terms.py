@@ -34,6 +34,7 @@ CRASH_TERMS = (
     "FAILED_PRECONDITION",
     "DEADLINE_EXCEEDED",
     "DATA_LOSS",
+    "UNAVAILABLE",
     "PERMISSION_DENIED",
     "Permission denied",
     "ABORTED:",
@@ -64,6 +65,9 @@ CRASH_TERMS = (
 
 USER_TERMS = (
     "completed step",
+    "checkpoint",
+    "jax version",
+    "jaxlib",
     "Detected Pathways-on-Cloud backend",
     "Elastic",
     "XPK Start",

@@ -13,7 +13,8 @@ from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, Result, entry_time_ns
 from pathways_workload.terms import USER_CONTAINERS
 from pathways_workload.triage import rules, versions
-from pathways_workload.triage.evidence import Evidence, classify
+from pathways_workload.triage.evidence import Evidence, attempt_of, classify
+from pathways_workload.triage.hosts import failing_hosts, host_pods, lowest_indexed
 from pathways_workload.triage.queries import (
     CONTROLLER,
     CRASH,
@@ -112,8 +113,18 @@ def analyze(results: Sequence[Result], request: Request, issue_ns: int | None) -
         quiet = rules.quiet_first(last, _progress_end(last))
         failures = [rules.hang_failure(quiet)] if quiet else []
     chosen = rules.pick(failures, issue_ns)
-    hosts = rules.failing_hosts(chosen) if chosen else []
-    lowest = rules.lowest_indexed(hosts)
+    lines = [e for i in (CRASH, STARTUP, LAST_LINES) for e in results[i].entries]
+    quiet = chosen.cause.entry if chosen and chosen.hang else None
+    if chosen and not chosen.hang and _scenario_of(chosen) == scenarios.BY_NUMBER[14]:
+        same_attempt = [
+            e for e in results[LAST_LINES].entries if attempt_of(e) == chosen.cause.attempt
+        ]
+        quiet = rules.quiet_first(same_attempt, _progress_end(same_attempt))
+    pods = host_pods(lines)
+    hosts = failing_hosts(chosen.evidence, pods, quiet) if chosen else []
+    if not hosts:  # a failure of the head pod: show the hosts that failed elsewhere in the window
+        hosts = failing_hosts([item for f in failures for item in f.evidence], pods)
+    lowest = lowest_indexed(hosts)
     everything = [e for r in results for e in r.entries]
     return {
         "root_cause": describe_failure(chosen) if chosen else None,

@@ -69,13 +69,6 @@ RESTART_LABELS = (
     "jobset.sigs.k8s.io/restart-attempt",
 )
 LWS_GROUP_LABEL = "k8s-pod/leaderworkerset_sigs_k8s_io/group-index"
-HOST_LABELS = (
-    ("k8s-pod/jobset_sigs_k8s_io/job-index", "k8s-pod/batch_kubernetes_io/job-completion-index"),
-    (
-        "k8s-pod/leaderworkerset_sigs_k8s_io/group-index",
-        "k8s-pod/leaderworkerset_sigs_k8s_io/worker-index",
-    ),
-)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,31 +107,25 @@ class Evidence:
 
     @property
     def attempt(self) -> str | None:
-        """The JobSet restart attempt (and LWS group) the entry belongs to, if it says."""
-        labels = entry_labels(self.entry)
-        group = labels.get(LWS_GROUP_LABEL)
-        for key in RESTART_LABELS:
-            if isinstance(labels.get(key), str):
-                return str(labels[key])
-        return f"group {group}" if isinstance(group, str) else None
+        return attempt_of(self.entry)
 
     @property
     def scenario(self) -> scenarios.Scenario | None:
         return scenarios.match(self.entry)
 
-    def host(self) -> tuple[str, str] | None:
-        """(slice, host) for a TPU host pod; None for the head pod and node-level entries."""
-        if self.container not in ("pathways-worker", "colocated-python-sidecar"):
-            return None
-        labels = entry_labels(self.entry)
-        for slice_key, host_key in HOST_LABELS:
-            if isinstance(labels.get(slice_key), str):
-                return str(labels[slice_key]), str(labels.get(host_key, "?"))
-        return None
-
     def order(self) -> tuple[int, int, tuple[int, str]]:
         rank = {"serial-console": 0, "audit": 0, "node-event": 1}.get(self.source, 2)
         return self.effective_ns, rank, sort_key(self.entry)
+
+
+def attempt_of(entry: Entry) -> str | None:
+    """The JobSet restart attempt (or LWS group) an entry belongs to, if it says."""
+    labels = entry_labels(entry)
+    for key in RESTART_LABELS:
+        if isinstance(labels.get(key), str):
+            return str(labels[key])
+    group = labels.get(LWS_GROUP_LABEL)
+    return f"group {group}" if isinstance(group, str) else None
 
 
 def source_of(entry: Entry) -> str:

@@ -108,8 +108,10 @@ def _write_versions(found: dict[str, Any], out: TextIO) -> None:
         for c, v in sorted(found["build_labels"].items())
     ]
     out.write(tabulate(rows, headers="keys") + "\n")
-    for problem in found["problems"]:
+    for problem in found["mismatches"]:
         out.write(f"- MISMATCH: {problem}\n")
+    for problem in found["unsupported"]:
+        out.write(f"- UNSUPPORTED: {problem}\n")
 
 
 def _failure_lines(failure: dict[str, Any]) -> list[str]:
@@ -171,7 +173,8 @@ def write_markdown(report: dict[str, Any], out: TextIO) -> None:
         f"- {name}: {versions[name] or 'not seen'}"
         for name in ("server", "proxy", "sidecar", "jax")
     ]
-    text += [f"- MISMATCH: {problem}" for problem in versions["problems"]]
+    text += [f"- MISMATCH: {problem}" for problem in versions["mismatches"]]
+    text += [f"- UNSUPPORTED: {problem}" for problem in versions["unsupported"]]
     text += ["", "## Checks run"]
     for check in report["checks"]:
         text += [

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -25,6 +26,8 @@ from pathways_workload.terms import USER_CONTAINERS
 from pathways_workload.triage.evidence import NODE_EVENT_TOLERANCE_NS, Evidence
 
 QUIET_AFTER_NS = 5 * 60 * 10**9
+# A component that hangs may still log a line or two just after the last step.
+STEP_SLACK_NS = 60 * 10**9
 _DIGITS_RE = re.compile(r"[0-9a-f]*[0-9][0-9a-f]*")
 HOST_COMPONENTS = ("pathways-worker", "colocated-python-sidecar")
 
@@ -148,7 +151,7 @@ def last_lines(entries: Sequence[Entry]) -> dict[tuple[str, str], Entry]:
 
 def _went_quiet(times: Sequence[int]) -> int:
     """When a container's next line was due: its last line plus its usual interval."""
-    gaps = sorted(later - earlier for earlier, later in zip(times, times[1:]))
+    gaps = sorted(later - earlier for earlier, later in itertools.pairwise(times))
     return times[-1] + (gaps[len(gaps) // 2] if gaps else 0)
 
 
@@ -177,7 +180,7 @@ def quiet_first(entries: Sequence[Entry], progress_end_ns: int | None) -> Entry 
         if key[1] not in USER_CONTAINERS
         and len(series) > 1
         and newest - max(series) >= QUIET_AFTER_NS
-        and progress_end_ns - QUIET_AFTER_NS <= max(series) <= progress_end_ns
+        and progress_end_ns - QUIET_AFTER_NS <= max(series) <= progress_end_ns + STEP_SLACK_NS
     )
     if suspects:
         return latest[suspects[0][1]]
@@ -188,37 +191,3 @@ def quiet_first(entries: Sequence[Entry], progress_end_ns: int | None) -> Entry 
 def hang_failure(entry: Entry) -> Failure:
     item = Evidence(entry, entry_time_ns(entry), "container", symptom=False)
     return Failure(item, None, [], [item], hang=True)
-
-
-def failing_hosts(failure: Failure) -> list[dict[str, str]]:
-    """Per failing TPU host of the failure: its first error; earliest first."""
-    firsts: dict[str, Evidence] = {}
-    for item in failure.evidence:
-        if item.host() is not None and item.pod and item.pod not in firsts:
-            firsts[item.pod] = item
-    rows = []
-    for pod, item in sorted(firsts.items(), key=lambda pair: pair[1].order()):
-        slice_index, host_index = item.host() or ("?", "?")
-        rows.append(
-            {
-                "pod": pod,
-                "node": item.node or "",
-                "slice": slice_index,
-                "host": host_index,
-                "first_error_time": str(item.entry.get("timestamp")),
-                "first_error": item.message.splitlines()[0] if item.message else "",
-            }
-        )
-    return rows
-
-
-def lowest_indexed(hosts: Sequence[dict[str, str]]) -> dict[str, str] | None:
-    """The failing host with the lowest (slice, host) index."""
-
-    def index(row: dict[str, str]) -> tuple[int, int]:
-        try:
-            return int(row["slice"]), int(row["host"])
-        except ValueError:
-            return (1 << 30, 1 << 30)
-
-    return min(hosts, key=index) if hosts else None

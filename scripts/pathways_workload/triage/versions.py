@@ -16,14 +16,14 @@ IMAGE_KINDS = (
     ("proxy", "proxy_server"),
     ("server", "/server"),
 )
+VERSION_TERMS = ("cloud-pathways/", "Build label", "jax==", "jax version", "jaxlib")
 _IMAGE_RE = re.compile(r"([\w.-]+(?:/[\w.-]+)*/cloud-pathways/[\w.-]+):([\w.-]+)")
 _TAG_JAX_RE = re.compile(r"jax[_-](\d+(?:\.\d+){2,3})")
 _BUILD_RE = re.compile(r"Build label:\s*(\S+)")
 _JAX_RE = re.compile(
-    r"\bjax(?:==|\s+version[:=]?\s*|\s*[:=]\s*)v?(\d+\.\d+\.\d+(?:\.\d+)?)", re.IGNORECASE
+    r"\bjax(?:==|\s+version\s*[:=]?\s*|\s*[:=]\s*|\s+)v?(\d+\.\d+\.\d+(?:\.\d+)?)",
+    re.IGNORECASE,
 )
-
-VERSION_TERMS = ("cloud-pathways/", "Build label", "jax==", "jax version", "JAX version")
 
 
 def _image(entry: Entry) -> tuple[str, str] | None:
@@ -65,12 +65,13 @@ def collect(entries: Iterable[Entry]) -> dict[str, Any]:
         "sidecar": tags.get("sidecar"),
         "jax": jax,
         "build_labels": builds,
-        "problems": problems(tags, jax),
+        "mismatches": mismatches(tags, jax),
+        "unsupported": unsupported(tags, jax),
     }
 
 
-def problems(tags: dict[str, str], jax: str | None) -> list[str]:
-    """Mismatches between components and versions outside the supported list."""
+def mismatches(tags: dict[str, str], jax: str | None) -> list[str]:
+    """Components built for different releases."""
     found = []
     if tags.get("server") and tags.get("proxy") and tags["server"] != tags["proxy"]:
         found.append(f"server image {tags['server']} and proxy image {tags['proxy']} differ")
@@ -80,8 +81,16 @@ def problems(tags: dict[str, str], jax: str | None) -> list[str]:
             found.append(
                 f"{kind} image {tag} is qualified for JAX {qualified}, the client runs JAX {jax}"
             )
-        if qualified and qualified not in SUPPORTED_JAX:
-            found.append(f"{kind} image {tag}: JAX {qualified} is not a supported version")
+    return found
+
+
+def unsupported(tags: dict[str, str], jax: str | None) -> list[str]:
+    """Versions outside the list the GA release supports."""
+    found = [
+        f"{kind} image {tag}: JAX {tag_jax(tag)} is not a supported version"
+        for kind, tag in sorted(tags.items())
+        if tag_jax(tag) and tag_jax(tag) not in SUPPORTED_JAX
+    ]
     if jax and jax not in SUPPORTED_JAX:
         found.append(f"client JAX {jax} is not a supported version ({', '.join(SUPPORTED_JAX)})")
     return found

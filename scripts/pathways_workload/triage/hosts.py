@@ -1,0 +1,124 @@
+"""Which TPU hosts failed, when each failed first, the lead and the lowest-indexed one.
+
+A host is a pod running `pathways-worker` (slice = JobSet `job-index` or LWS
+group, host = `job-completion-index` or LWS worker index); the head pod is not
+a host. Node-level evidence (a kernel OOM kill, an interruption) counts for the
+host pod that ran on that node at the time. SIGTERM lines are the JobSet
+tearing everything down, and pod events (kills, back-offs) its consequences:
+neither makes a host a failing one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pathways_workload.describe import container_of, entry_labels, message, node_of, pod_of
+from pathways_workload.sources.base import Entry, entry_time_ns
+from pathways_workload.triage.evidence import Evidence
+
+HOST_CONTAINERS = ("pathways-worker", "colocated-python-sidecar")
+HOST_LABELS = (
+    ("k8s-pod/jobset_sigs_k8s_io/job-index", "k8s-pod/batch_kubernetes_io/job-completion-index"),
+    (
+        "k8s-pod/leaderworkerset_sigs_k8s_io/group-index",
+        "k8s-pod/leaderworkerset_sigs_k8s_io/worker-index",
+    ),
+)
+TEARDOWN = "SIGTERM"
+NODE_SOURCES = ("serial-console", "audit", "node-event")
+
+
+@dataclasses.dataclass
+class HostPod:
+    """A TPU host pod as its lines show it: node, indices and when it logged."""
+
+    pod: str
+    node: str
+    slice: str
+    host: str
+    first_ns: int
+    last_ns: int
+
+
+def host_pods(entries: Iterable[Entry]) -> dict[str, HostPod]:
+    """The host pods among the workload's container lines."""
+    pods: dict[str, HostPod] = {}
+    for entry in entries:
+        pod, node = pod_of(entry), node_of(entry)
+        if container_of(entry) not in HOST_CONTAINERS or not pod or not node:
+            continue
+        labels = entry_labels(entry)
+        indices = next(
+            (
+                (str(labels[s]), str(labels.get(h, "?")))
+                for s, h in HOST_LABELS
+                if isinstance(labels.get(s), str)
+            ),
+            None,
+        )
+        if indices is None:
+            continue
+        time = entry_time_ns(entry)
+        known = pods.setdefault(pod, HostPod(pod, node, *indices, time, time))
+        known.first_ns, known.last_ns = min(known.first_ns, time), max(known.last_ns, time)
+    return pods
+
+
+def _host_of(item: Evidence, pods: dict[str, HostPod]) -> HostPod | None:
+    """The host pod an item of evidence is about, if any."""
+    if item.pod in pods:
+        return pods[item.pod]
+    if item.source not in NODE_SOURCES:
+        return None
+    on_node = [p for p in pods.values() if p.node == item.node and p.first_ns <= item.time_ns]
+    return max(on_node, key=lambda p: p.first_ns) if on_node else None
+
+
+def failing_hosts(
+    evidence: Sequence[Evidence], pods: dict[str, HostPod], quiet: Entry | None = None
+) -> list[dict[str, Any]]:
+    """Per failing host, its first error (or, in a hang, when it went quiet); earliest first."""
+    firsts: dict[str, tuple[int, Entry]] = {}
+    for item in sorted(evidence, key=lambda item: (item.time_ns, item.order())):
+        host = _host_of(item, pods)
+        if (
+            host
+            and item.source != "pod-event"
+            and TEARDOWN not in item.message
+            and host.pod not in firsts
+        ):
+            firsts[host.pod] = (item.time_ns, item.entry)
+    if quiet is not None and pod_of(quiet) in pods:
+        time = entry_time_ns(quiet)
+        pod = str(pod_of(quiet))
+        if pod not in firsts or firsts[pod][0] > time:
+            firsts[pod] = (time, quiet)
+    rows = []
+    for pod, (_, entry) in sorted(firsts.items(), key=lambda pair: pair[1][0]):
+        host = pods[pod]
+        text = message(entry)
+        rows.append(
+            {
+                "pod": pod,
+                "node": host.node,
+                "slice": host.slice,
+                "host": host.host,
+                "first_error_time": entry.get("timestamp"),
+                "first_error": text.splitlines()[0] if text else "",
+            }
+        )
+    return rows
+
+
+def lowest_indexed(hosts: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The failing host with the lowest (slice, host) index."""
+
+    def index(row: dict[str, Any]) -> tuple[int, int]:
+        try:
+            return int(row["slice"]), int(row["host"])
+        except ValueError:
+            return (1 << 30, 1 << 30)
+
+    return min(hosts, key=index) if hosts else None
