@@ -1,0 +1,113 @@
+"""The documentation's commands are real: every flag and action exists, every command parses,
+and every command that names a bundled incident runs."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from pathways_workload.actions import ACTIONS
+from pathways_workload.cli import build_parser
+from tests.helpers import run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = [ROOT / "SKILL.md", ROOT / "README.md", *sorted((ROOT / "references").glob("*.md"))]
+ENTRY = "python3 scripts/debug_workload.py"
+# Flags of other programs that the docs mention (Pathways components, xpk, gcloud).
+FOREIGN_FLAGS = {
+    "--num_elastic_slices",
+    "--instance_type",
+    "--instance_count",
+    "--gcs_scratch_location",
+    "--resource_manager_address",
+    "--enable-debug-logs",
+    "--deploy-stacktrace-sidecar",
+}
+PLACEHOLDERS = {
+    "{project}": "pw-demo",
+    "{cluster_name}": "pw-cluster",
+    "{location}": "us-east5",
+    "{namespace}": "default",
+    "{jobset_name}": "llama-train",
+    "{lws_name}": "jetstream-pw",
+    "{job_name}": "rl-actor",
+    "{pod_prefix}": "llama-train-worker",
+    "{start_time}": "2026-10-22T11:10:00Z",
+    "{end_time}": "2026-10-22T12:10:00Z",
+    "{issue_time}": "2026-10-22T11:40:00Z",
+    "{node_name}": "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2",
+    "{container_name}": "pathways-worker",
+    "{export_path}": "tests/fixtures/incidents",
+}
+
+
+def _option_strings() -> set[str]:
+    return {option for action in build_parser()._actions for option in action.option_strings}
+
+
+def _shell_blocks(text: str) -> list[str]:
+    """The bodies of fenced blocks marked bash or sh (or unmarked)."""
+    blocks, body, language = [], [], None
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            if language is None:
+                language, body = line.strip()[3:], []
+            else:
+                if language in ("", "bash", "sh"):
+                    blocks.append("\n".join(body))
+                language = None
+        elif language is not None:
+            body.append(line)
+    return blocks
+
+
+def commands() -> list[tuple[str, str]]:
+    """Every tool command in a shell block of the docs, continuations joined."""
+    found = []
+    for doc in DOCS:
+        for block in _shell_blocks(doc.read_text()):
+            text = block.replace("\\\n", " ")
+            found += [
+                (doc.name, line.strip())
+                for line in text.splitlines()
+                if ENTRY in line and not line.strip().startswith("#")
+            ]
+    return found
+
+
+def _argv(command: str) -> list[str]:
+    for placeholder, value in PLACEHOLDERS.items():
+        command = command.replace(placeholder, value)
+    assert "{" not in command, f"unknown placeholder in {command}"
+    words = shlex.split(command.split(" && ")[-1])
+    return words[words.index("scripts/debug_workload.py") + 1 :]
+
+
+def test_the_docs_show_commands() -> None:
+    assert len(commands()) > 40
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_every_flag_and_action_named_exists(doc: Path) -> None:
+    text = doc.read_text()
+    flags = set(re.findall(r"(?<![\w-])--[a-zA-Z][\w-]*", text)) - FOREIGN_FLAGS
+    assert flags <= _option_strings(), flags - _option_strings()
+    actions = set(re.findall(r"--action=([a-z-]+)", text))
+    assert actions <= set(ACTIONS), actions - set(ACTIONS)
+
+
+@pytest.mark.parametrize(("doc", "command"), commands())
+def test_every_command_parses(doc: str, command: str) -> None:
+    build_parser().parse_args(_argv(command))
+
+
+@pytest.mark.parametrize(
+    ("doc", "command"), [(d, c) for d, c in commands() if "tests/fixtures/incidents/" in c]
+)
+def test_commands_on_bundled_incidents_run(doc: str, command: str) -> None:
+    code, out, err = run_cli(*_argv(command))
+    assert code == 0, err
+    assert out
