@@ -78,7 +78,19 @@ def commands() -> list[tuple[str, str]]:
     return found
 
 
+# Commands that replay an export run on this bundled incident.
+DEMO = {
+    "{export_path}": "tests/fixtures/incidents/host-oom-worker.json",
+    "{jobset_name}": "gemma-train",
+    "{issue_time}": "2026-11-17T13:30:00Z",
+}
+
+
 def _argv(command: str) -> list[str]:
+    if "{export_path}" in command:
+        command = command.replace("{jobset_name}", DEMO["{jobset_name}"])
+        for placeholder, value in DEMO.items():
+            command = command.replace(placeholder, value)
     for placeholder, value in PLACEHOLDERS.items():
         command = command.replace(placeholder, value)
     assert "{" not in command, f"unknown placeholder in {command}"
@@ -105,7 +117,8 @@ def test_every_command_parses(doc: str, command: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("doc", "command"), [(d, c) for d, c in commands() if "tests/fixtures/incidents/" in c]
+    ("doc", "command"),
+    [(d, c) for d, c in commands() if "tests/fixtures/incidents/" in c or "{export_path}" in c],
 )
 def test_commands_on_bundled_incidents_run(doc: str, command: str) -> None:
     code, out, err = run_cli(*_argv(command))
