@@ -88,7 +88,6 @@ DEMO = {
 
 def _argv(command: str) -> list[str]:
     if "{export_path}" in command:
-        command = command.replace("{jobset_name}", DEMO["{jobset_name}"])
         for placeholder, value in DEMO.items():
             command = command.replace(placeholder, value)
     for placeholder, value in PLACEHOLDERS.items():
