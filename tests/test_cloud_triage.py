@@ -1,0 +1,33 @@
+"""Triage against the fake Logging API: few requests, and the same answer as offline."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.fake_logging import FakeLogging, point_at
+from tests.helpers import run_cli
+from tests.test_incidents import INCIDENTS, expected, target_args
+
+MOST_REQUESTS = 10
+
+
+@pytest.mark.parametrize("name", ["host-oom-worker", "two-failures", "silent-hang"])
+def test_triage_in_the_cloud_makes_few_requests_and_agrees_with_offline(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    offline = target_args(name, by_issue_time=True)
+    with FakeLogging.from_file(INCIDENTS / f"{name}.json") as fake:
+        point_at(monkeypatch, fake)
+        cloud = [arg for arg in offline if not arg.startswith("--logs_file=")]
+        code, out, err = run_cli(*cloud, "--action=triage", "--format=json", "--execute")
+        requests = fake.list_requests
+    assert code == 0, err
+    assert len(expected(name)["workload_pods"]) >= 7
+    assert requests <= MOST_REQUESTS
+    code, replayed, err = run_cli(*offline, "--action=triage", "--format=json")
+    assert code == 0, err
+    in_cloud, from_file = json.loads(out), json.loads(replayed)
+    assert in_cloud["root_cause"] == from_file["root_cause"]
+    assert [c["count"] for c in in_cloud["checks"]] == [c["count"] for c in from_file["checks"]]
