@@ -154,9 +154,7 @@ def build_node_ooms(request: Request) -> list[Query]:
 
 
 def build_pod_events(request: Request) -> list[Query]:
-    events = filters.any_of(
-        [target.pod_events(request.target), target.object_events(request.target) or ""]
-    )
+    events = target.workload_events(request.target)
     return [
         Query(
             "Kubernetes events of the workload's pods, Jobs and JobSet/LWS",
@@ -274,7 +272,7 @@ def build_summary(request: Request) -> list[Query]:
             ),
         ]
     )
-    workload_events = filters.any_of([target.object_events(request.target) or "", scheduling])
+    workload_events = filters.any_of([target.object_events(request.target), scheduling])
     return [
         Query(
             "JobSet controller logs (namespace jobset-system): validation, webhook, OOM",

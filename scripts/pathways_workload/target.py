@@ -175,29 +175,47 @@ def container_lines(target: Target, containers: tuple[str, ...] = ()) -> str:
     return filters.all_of(clauses)
 
 
-def pod_events(target: Target) -> str:
-    """Kubernetes events of the workload's pods (they carry owner labels only)."""
+def _pod_selector(target: Target) -> str:
+    """The workload's pods as `k8s_pod` entries (events carry owner labels only)."""
     return filters.all_of(
         [
-            filters.log_id("events"),
             cluster_scope("k8s_pod", target, namespaced=True),
             filters.any_of(_pod_event_clause(workload) for workload in target.workloads),
         ]
     )
 
 
-def object_events(target: Target) -> str | None:
-    """Events of the workload's JobSet, LeaderWorkerSet and Jobs (on `k8s_cluster`)."""
-    clauses = [_object_event_clause(workload) for workload in target.workloads]
-    present = [clause for clause in clauses if clause]
+def _object_selector(target: Target) -> str:
+    """The workload's JobSet, LeaderWorkerSet and Jobs as `k8s_cluster` entries, or ""."""
+    present = [c for c in map(_object_event_clause, target.workloads) if c]
     if not present:
-        return None
+        return ""
     return filters.all_of(
         [
-            filters.log_id("events"),
             cluster_scope("k8s_cluster", target, namespaced=False),
             filters.equals("jsonPayload.involvedObject.namespace", target.namespace),
             filters.any_of(present),
+        ]
+    )
+
+
+def pod_events(target: Target) -> str:
+    """Kubernetes events of the workload's pods."""
+    return filters.all_of([filters.log_id("events"), _pod_selector(target)])
+
+
+def object_events(target: Target) -> str:
+    """Events of the workload's JobSet, LeaderWorkerSet and Jobs, or "" for bare pods."""
+    selector = _object_selector(target)
+    return filters.all_of([filters.log_id("events"), selector]) if selector else ""
+
+
+def workload_events(target: Target) -> str:
+    """Events of the workload's pods and of the objects that own them."""
+    return filters.all_of(
+        [
+            filters.log_id("events"),
+            filters.any_of([_pod_selector(target), _object_selector(target)]),
         ]
     )
 

@@ -22,6 +22,8 @@ terms: every term case-insensitively, and the two escapes.
 
 from __future__ import annotations
 
+import urllib.parse
+
 import re2
 
 from pathways_workload.lql import analyzer, checks, fields, nodes, values
@@ -82,6 +84,8 @@ def _groups(node: nodes.Node, filter_text: str) -> Groups:
         return _comparison(node, filter_text)
     if isinstance(node, nodes.Restriction):
         return _single(_text_term(node.value))
+    if isinstance(node, nodes.LogId):
+        return _log_id(node.log_id)
     if isinstance(node, nodes.Search):
         try:
             query = analyzer.parse_query(node.query.text)
@@ -89,6 +93,14 @@ def _groups(node: nodes.Node, filter_text: str) -> Groups:
             return []
         return [group for token in sorted(query.tokens) for group in _single(token)]
     return []
+
+
+def _log_id(literal: nodes.Literal) -> Groups:
+    """`log_id("a/b")`: `logName` holds the log ID's last part as written, unless something
+    in the line is percent-encoded (any character of the name may be)."""
+    last = values.fold(urllib.parse.unquote(literal.text)).rsplit("/", 1)[-1]
+    groups = _single(last)
+    return [group | {b"%"} for group in groups]
 
 
 def _comparison(node: nodes.Comparison, filter_text: str) -> Groups:

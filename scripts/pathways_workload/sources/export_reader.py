@@ -133,6 +133,34 @@ def iter_line_blocks(path: Path) -> Iterator[tuple[bytes, int]]:
             ) from None
 
 
+def iter_line_blocks_backwards(path: Path) -> Iterator[tuple[bytes, int]]:
+    """An uncompressed JSON Lines export as blocks of whole lines, the last block first.
+
+    Exports are mostly in time order, so the newest entries come first: a
+    fetch of the latest lines fills up early and can skip the rest unparsed.
+    """
+    try:
+        with path.open("rb") as stream:
+            end = stream.seek(0, 2)
+            tail = b""
+            while end > 0:
+                start = max(0, end - _BLOCK_BYTES)
+                stream.seek(start)
+                data = stream.read(end - start) + tail
+                cut = data.find(b"\n") + 1 if start else 0
+                tail, block = data[:cut], data[cut:]
+                if block:
+                    yield (block if block.endswith(b"\n") else block + b"\n"), start + cut
+                end = start
+    except OSError as error:
+        raise InputFileError(f"{path}: cannot read it ({error.strerror})") from None
+
+
+def is_compressed(path: Path) -> bool:
+    with _open(path) as stream:
+        return isinstance(stream, gzip.GzipFile)
+
+
 def block_records(block: bytes, path: Path, offset: int) -> Iterator[Record]:
     """Every record of a block of JSON Lines, each line's framing checked."""
     start = 0

@@ -2,16 +2,19 @@
 
 Each compiled filter knows groups of byte strings a matching line must contain
 (one string of every group). For each filter the scanner picks the group that
-the first block shows to be rarest and searches the whole block for it at once
-with RE2, so lines that cannot match cost no Python work at all. Lines the
-prefilter cannot decide (non-ASCII text, `\\u` or `\\/` escapes) are always
-candidates. Framing (every line one `{...}` object) is checked for the whole
-block with byte counts; a block that fails it goes line by line, which names
-the bad line.
+the first block shows to be rarest; one RE2 pass over the whole block looks for
+all of them at once, so lines that no filter can match cost no Python work at
+all, and each candidate line comes with the filters it may match. Lines the
+prefilter cannot decide (non-ASCII text, `\\u` or `\\/` escapes) are candidates
+for every filter. A fetch that is already full and whose limit the whole block
+lies beyond (by its timestamps) takes nothing from the block. Framing (every
+line one `{...}` object) is checked for the whole block with byte counts; a
+block that fails it goes line by line, which names the bad line.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -19,62 +22,113 @@ import re2
 
 from pathways_workload.lql import CompiledFilter
 from pathways_workload.sources.export_reader import Record, block_records
+from pathways_workload.timestamps import NANOS_PER_SECOND, parse_timestamp_ns
 
 _UNDECIDABLE = re2.compile(rb"[\x80-\xff]|\\u|\\/")
+_SECONDS_RE = re.compile(rb'"timestamp": ?"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)')
 _SAMPLE_BYTES = 1 << 19
+# A group found in more than this share of the sample's lines is not worth searching for.
+COMMON_FRACTION = 0.5
+Candidate = tuple[Record, tuple[int, ...]]
+# Once a fetch is full: the instant past which it keeps nothing, and whether that is "later".
+TimeBound = tuple[int, bool]
 
 
-def _alternation(terms: frozenset[bytes]) -> bytes:
-    return b"|".join(re2.escape(term) for term in sorted(terms))
+def _alternation(terms: frozenset[bytes]) -> re2._Regexp:
+    return re2.compile(b"(?i)" + b"|".join(re2.escape(term) for term in sorted(terms)))
 
 
-def is_framed(block: bytes) -> bool:
+def is_framed(block: bytes, lines: int) -> bool:
     """Every line of the block is `{...}`, with no blank lines or stray spaces."""
-    return (
-        block.startswith(b"{")
-        and block.endswith(b"}\n")
-        and block.count(b"\n") == block.count(b"}\n{") + 1
-    )
+    return block.startswith(b"{") and block.endswith(b"}\n") and lines == block.count(b"}\n{") + 1
 
 
 def _undecidable(block: bytes) -> bool:
-    return not block.isascii() or b"\\u" in block or b"\\/" in block
+    if not block.isascii():
+        return True
+    return b"\\" in block and (b"\\u" in block or b"\\/" in block)
+
+
+def _line_starts(block: bytes, pattern: re2._Regexp) -> set[int]:
+    return {block.rfind(b"\n", 0, found.start()) + 1 for found in pattern.finditer(block)}
+
+
+def _all_line_starts(block: bytes) -> list[int]:
+    starts, position = [0], block.find(b"\n")
+    while position != -1 and position + 1 < len(block):
+        starts.append(position + 1)
+        position = block.find(b"\n", position + 1)
+    return starts
+
+
+def _beyond(block: bytes, lines: int, bounds: Sequence[TimeBound | None]) -> set[int]:
+    """The fetches whose bound every entry of the block lies beyond (a second to spare)."""
+    if not any(bounds):
+        return set()
+    seconds = _SECONDS_RE.findall(block)
+    if len(seconds) < lines:  # an entry without a timestamp sorts first: keep looking
+        return set()
+    earliest = parse_timestamp_ns(min(seconds).decode() + "Z")
+    latest = parse_timestamp_ns(max(seconds).decode() + "Z") + NANOS_PER_SECOND
+    return {
+        i
+        for i, bound in enumerate(bounds)
+        if bound and (latest < bound[0] if bound[1] else earliest > bound[0])
+    }
 
 
 class BlockScanner:
-    """Candidate records of JSON Lines blocks for a set of filters."""
+    """Candidate records of JSON Lines blocks, each with the filters it may match."""
 
     def __init__(self, filters: Sequence[CompiledFilter]) -> None:
         self._filters = filters
-        self._pattern: re2._Regexp | None = None
-        self._decided = False
+        self._patterns: list[re2._Regexp | None] = []
+        self._any: re2._Regexp | None = None
+        self._everything = tuple(range(len(filters)))
 
     def _choose(self, sample: bytes) -> None:
-        """Pick each filter's rarest group in a sample; no pattern if any filter has none."""
-        self._decided = True
+        """Each filter's rarest group in a sample, and one pattern for all of them.
+
+        A filter gets no pattern (every line is its candidate) when it has no
+        groups, or when its rarest group is in most lines anyway.
+        """
+        lines = max(sample.count(b"\n"), 1)
         chosen: set[bytes] = set()
         for compiled in self._filters:
-            groups = compiled.required
-            if not groups:
-                return
-            rarest = min(
-                groups,
-                key=lambda group: len(re2.compile(b"(?i)" + _alternation(group)).findall(sample)),
-            )
-            chosen |= rarest
-        self._pattern = re2.compile(b"(?i)" + _alternation(frozenset(chosen)))
+            counted = [(len(_line_starts(sample, _alternation(g))), g) for g in compiled.required]
+            hits, rarest = min(counted, key=lambda pair: pair[0], default=(lines, frozenset()))
+            common = not rarest or hits > lines * COMMON_FRACTION
+            self._patterns.append(None if common else _alternation(rarest))
+            chosen |= set() if common else rarest
+        self._any = _alternation(frozenset(chosen)) if chosen else None
 
-    def records(self, block: bytes, path: Path, offset: int) -> Iterator[Record]:
-        """The records of a block that may match (all of them when undecidable)."""
-        if not self._decided:
+    def records(
+        self, block: bytes, path: Path, offset: int, bounds: Sequence[TimeBound | None] = ()
+    ) -> Iterator[Candidate]:
+        """The records of a block that some filter may match, with those filters."""
+        if not self._patterns:
             self._choose(block[:_SAMPLE_BYTES])
-        if self._pattern is None or not is_framed(block):
-            yield from block_records(block, path, offset)
+        lines = block.count(b"\n")
+        if not is_framed(block, lines):
+            for record in block_records(block, path, offset):
+                yield record, self._everything
             return
-        starts: set[int] = set()
-        patterns = (self._pattern, _UNDECIDABLE) if _undecidable(block) else (self._pattern,)
-        for pattern in patterns:
-            for found in pattern.finditer(block):
-                starts.add(block.rfind(b"\n", 0, found.start()) + 1)
-        for start in sorted(starts):
-            yield Record(block[start : block.index(b"\n", start)], path, offset=offset + start)
+        beyond = _beyond(block, lines, bounds)
+        active = [(i, p) for i, p in enumerate(self._patterns) if i not in beyond]
+        if any(pattern is None for _, pattern in active):
+            starts: Sequence[int] = _all_line_starts(block)
+        else:
+            found = _line_starts(block, self._any) if self._any else set()
+            if _undecidable(block):
+                found |= _line_starts(block, _UNDECIDABLE)
+            starts = sorted(found)
+        for start in starts:
+            raw = block[start : block.index(b"\n", start)]
+            undecided = not raw.isascii() or b"\\u" in raw or b"\\/" in raw
+            wanted = tuple(
+                i
+                for i, pattern in active
+                if pattern is None or undecided or pattern.search(raw) is not None
+            )
+            if wanted:
+                yield Record(raw, path, offset=offset + start), wanted

@@ -19,6 +19,7 @@ from pathways_workload.triage.queries import (
     CONTROLLER,
     CRASH,
     EVENTS,
+    INSTANCES,
     LAST_LINES,
     NODES,
     RECOVERY_TERMS,
@@ -79,7 +80,7 @@ def _about(entry: Entry, names: Sequence[str]) -> bool:
 
 def _evidence(results: Sequence[Result], nodes: set[str], names: Sequence[str]) -> list[Evidence]:
     entries = list(results[CRASH].entries) + list(results[EVENTS].entries)
-    entries += [e for e in results[NODES].entries if node_of(e) in nodes]
+    entries += [e for i in (NODES, INSTANCES) for e in results[i].entries if node_of(e) in nodes]
     if not results[LAST_LINES].entries:
         entries += [e for e in results[CONTROLLER].entries if _about(e, names)]
     found = (classify(entry) for entry in entries)

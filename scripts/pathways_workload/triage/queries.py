@@ -17,35 +17,40 @@ STARTUP_TERMS = (
     "IFRT proxy server started",
     "Pathways Server serving",
     "Slices Now Ready",
-    "MegaScale transport",
+    "MegaScale transport init",
     "Detected Pathways-on-Cloud backend",
     "Sufficient slices active",
 )
 # Lines that prove the run is (again) ready: a failure before one is over after it.
 RECOVERY_TERMS = ("Slices Now Ready", "Sufficient slices active")
-CRASH, STARTUP, LAST_LINES, EVENTS, NODES, CONTROLLER = range(6)
+CRASH, STARTUP, LAST_LINES, EVENTS, NODES, INSTANCES, CONTROLLER = range(7)
 
 
-def _bounded(request: Request, *clauses: str) -> str:
-    return filters.all_of([*clauses, filters.within(request.window)])
+def _fetch(request: Request, purpose: str, *clauses: str, order: str = "asc") -> Fetch:
+    text = filters.all_of([*clauses, filters.within(request.window)])
+    return Fetch(Query(purpose, text), request.options.fetch_limit, order)
 
 
-def _node_level(request: Request) -> str:
-    cluster_nodes = target.cluster_scope("k8s_node", request.target, namespaced=False)
+def _node_evidence(request: Request) -> str:
+    """OOM and interruption events and kernel lines of the cluster's nodes."""
     reasons = terms.NODE_OOM_REASONS + terms.NODE_INTERRUPTION_REASONS
-    return filters.any_of(
+    return filters.all_of(
         [
-            filters.all_of(
+            target.cluster_scope("k8s_node", request.target, namespaced=False),
+            filters.any_of(
                 [
-                    cluster_nodes,
-                    filters.any_of(
-                        [
-                            filters.one_of("jsonPayload.reason", reasons),
-                            filters.message_has_any(terms.NODE_OOM_TERMS),
-                        ]
-                    ),
+                    filters.one_of("jsonPayload.reason", reasons),
+                    filters.message_has_any(terms.NODE_OOM_TERMS),
                 ]
             ),
+        ]
+    )
+
+
+def _instance_evidence(request: Request) -> str:
+    """Serial-console OOM kills, GCE interruptions and node pool operations."""
+    return filters.any_of(
+        [
             filters.all_of(
                 [
                     'resource.type="gce_instance"',
@@ -72,7 +77,6 @@ def _node_level(request: Request) -> str:
 
 def triage_fetches(request: Request) -> list[Fetch]:
     """The fetches, indexed by the constants above."""
-    size = request.options.fetch_limit
     lines = target.container_lines(request.target)
     crash = filters.any_of(
         [
@@ -80,9 +84,7 @@ def triage_fetches(request: Request) -> list[Fetch]:
             f"severity>={request.options.min_severity or 'CRITICAL'}",
         ]
     )
-    events = filters.any_of(
-        [target.pod_events(request.target), target.object_events(request.target) or ""]
-    )
+    events = target.workload_events(request.target)
     controller = filters.all_of(
         [
             target.cluster_scope("k8s_container", request.target, namespaced=False),
@@ -92,48 +94,27 @@ def triage_fetches(request: Request) -> list[Fetch]:
             ),
         ]
     )
+    startup = filters.message_has_any(VERSION_TERMS + STARTUP_TERMS)
     return [
-        Fetch(
-            Query(
-                "crash, fatal and stall lines of every workload container",
-                _bounded(request, lines, crash),
-            ),
-            size,
+        _fetch(request, "crash, fatal and stall lines of every workload container", lines, crash),
+        _fetch(request, "start-up and version lines of the workload", lines, startup),
+        _fetch(
+            request,
+            "the latest lines of the workload (who went quiet, progress at the end)",
+            lines,
+            order="desc",
         ),
-        Fetch(
-            Query(
-                "start-up and version lines of the workload",
-                _bounded(request, lines, filters.message_has_any(VERSION_TERMS + STARTUP_TERMS)),
-            ),
-            size,
+        _fetch(request, "Kubernetes events of the workload's pods, Jobs and JobSet/LWS", events),
+        _fetch(
+            request,
+            "node OOM kills and interruptions in the cluster (narrowed to the workload's nodes)",
+            _node_evidence(request),
         ),
-        Fetch(
-            Query(
-                "the latest lines of the workload (who went quiet, progress at the end)",
-                _bounded(request, lines),
-            ),
-            size,
-            "desc",
+        _fetch(
+            request,
+            "serial-console OOM kills, GCE interruptions and node pool operations "
+            "(narrowed to the workload's nodes)",
+            _instance_evidence(request),
         ),
-        Fetch(
-            Query(
-                "Kubernetes events of the workload's pods, Jobs and JobSet/LWS",
-                _bounded(request, events),
-            ),
-            size,
-        ),
-        Fetch(
-            Query(
-                "node OOM kills, interruptions and node pool operations (cluster-wide; "
-                "narrowed to the workload's nodes)",
-                _bounded(request, _node_level(request)),
-            ),
-            size,
-        ),
-        Fetch(
-            Query(
-                "JobSet controller logs (namespace jobset-system)", _bounded(request, controller)
-            ),
-            size,
-        ),
+        _fetch(request, "JobSet controller logs (namespace jobset-system)", controller),
     ]
