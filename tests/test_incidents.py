@@ -120,3 +120,24 @@ def test_triage_reads_the_versions(name: str) -> None:
     for key in ("server", "proxy", "sidecar", "jax"):
         assert found[key] == planted[key], key
     assert bool(found["mismatches"]) == planted["mismatch"]
+
+
+# Incidents whose workload never logged a line (see their summaries): a JobSet that
+# created no pod, and pods whose images could not be pulled.
+NEVER_LOGGED = ("jobset-name-too-long", "image-pull-backoff")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_preflight_passes_exactly_when_the_workload_logged(name: str) -> None:
+    code, out, err = run_cli(*target_args(name), "--action=preflight", "--format=json")
+    report = json.loads(out)
+    if name in NEVER_LOGGED:
+        assert (code, report["status"], report["workload_lines"]) == (1, "FAIL", "0")
+        assert err.splitlines()[-1].startswith("error: preflight FAIL: the workload logged nothing")
+    else:
+        assert (code, report["status"]) == (0, "PASS")
+        assert {row["container"] for row in report["containers"]} & {
+            "pathways-rm",
+            "pathways-worker",
+            "pathways-proxy",
+        }

@@ -56,6 +56,47 @@ def _per_key(entries: Iterable[Entry], key: Callable[[Entry], str]) -> dict[str,
     return grouped
 
 
+def _container_rows(entries: list[Entry]) -> list[dict[str, Any]]:
+    """Per container name: how many pods and lines, first and last timestamp."""
+    rows = []
+    for container, lines in sorted(_per_key(entries, lambda e: container_of(e) or "?").items()):
+        first, last = _span(lines)
+        pods = {pod_of(entry) for entry in lines}
+        rows.append(
+            {
+                "container": container,
+                "pods": len(pods),
+                "lines": len(lines),
+                "first": first,
+                "last": last,
+            }
+        )
+    return rows
+
+
+def _preflight_reason(access: Result, workload: Result, containers: int, size: int) -> str:
+    """Why preflight passed or failed, and what to check next."""
+    if workload.entries:
+        reason = (
+            f"the workload logged {_count(workload)} lines from {containers} containers "
+            "in the window"
+        )
+    elif access.entries:
+        reason = (
+            "the workload logged nothing in the window: its pods may never have started "
+            "(run --action=pod-events and --action=summary), or check the workload flags "
+            "with --action=pods, the namespace, and the window"
+        )
+    else:
+        reason = (
+            "no container of the cluster logged anything in the window: check --project, "
+            "--cluster_name, --location and the window"
+        )
+    if workload.truncated:
+        reason += f" (--fetch_limit={size} reached: counts are lower bounds, raise it for more)"
+    return reason
+
+
 def preflight(run: Run, queries: list[Query]) -> int:
     """Can we read the logs, and did the workload log in the window? PASS or FAIL."""
     assert run.source is not None
@@ -65,54 +106,22 @@ def preflight(run: Run, queries: list[Query]) -> int:
     except AccessError:
         run.print_queries(queries, size)
         raise
-    rows = []
-    for container, entries in sorted(
-        _per_key(workload.entries, lambda e: container_of(e) or "?").items()
-    ):
-        first, last = _span(entries)
-        pods = {pod_of(entry) for entry in entries}
-        rows.append(
-            {
-                "container": container,
-                "pods": len(pods),
-                "lines": len(entries),
-                "first": first,
-                "last": last,
-            }
-        )
-    count = _count(workload)
+    rows = _container_rows(workload.entries)
     passed = bool(workload.entries)
-    if passed:
-        reason = f"the workload logged {count} lines from {len(rows)} containers in the window"
-    elif access.entries:
-        reason = (
-            "the workload logged nothing in the window: check the workload "
-            "flags with --action=pods, the namespace, and the window"
-        )
-    else:
-        reason = (
-            "no container of the cluster logged anything in the window: check --project, "
-            "--cluster_name, --location and the window"
-        )
-    if workload.truncated:
-        reason += f" (--fetch_limit={size} reached: counts are lower bounds, raise it for more)"
+    reason = _preflight_reason(access, workload, len(rows), size)
+    status = "PASS" if passed else "FAIL"
     report = {
         "action": "preflight",
-        "status": "PASS" if passed else "FAIL",
+        "status": status,
         "reason": reason,
         "window": {"start": run.request.window.start, "end": run.request.window.end},
         "readable": True,
         "cluster_lines": _count(access),
-        "workload_lines": count,
+        "workload_lines": _count(workload),
         "containers": rows,
     }
-    _emit(
-        run,
-        report,
-        f"log access: OK ({_count(access)} container lines in the cluster)\n"
-        f"{'PASS' if passed else 'FAIL'}: {reason}",
-        rows,
-    )
+    title = f"log access: OK ({_count(access)} container lines in the cluster)\n{status}: {reason}"
+    _emit(run, report, title, rows)
     if not passed:
         raise CheckFailed(f"preflight FAIL: {reason}")
     return 0

@@ -26,7 +26,7 @@ from pathways_workload.sources.retry import Backoff, GaveUp, RequestBudget, retr
 
 MAX_PAGE_SIZE = 1000
 MAX_SHORT_PAGES = 10
-WORKERS = 6  # triage sends six queries in one wave
+WORKERS = 8  # triage sends seven queries in one wave
 REQUEST_TIMEOUT = 60.0
 QUOTA_ADVICE = (
     "the project's read quota (entries.list requests per minute) is used up: wait a minute "
