@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pathways_workload import scenarios
-from pathways_workload.describe import container_of, message, node_of, pod_of
+from pathways_workload.describe import container_of, message, node_of, pod_of, where
 from pathways_workload.nodes import nodes_from
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, Result, entry_time_ns
@@ -37,6 +37,7 @@ def _brief(entry: Entry) -> dict[str, Any]:
         "pod": pod_of(entry),
         "container": container_of(entry),
         "node": node_of(entry),
+        "where": where(entry),
         "message": message(entry),
     }
 
@@ -96,11 +97,8 @@ def _progress_end(entries: Sequence[Entry]) -> int | None:
     return max(steps) if steps else None
 
 
-def analyze(results: Sequence[Result], request: Request, issue_ns: int | None) -> dict[str, Any]:
-    """The report's findings (everything but the checks)."""
-    nodes = set(
-        nodes_from([results[EVENTS], results[CRASH], results[STARTUP], results[LAST_LINES]])
-    )
+def _failures(results: Sequence[Result], nodes: set[str], request: Request) -> list[rules.Failure]:
+    """Every failure in the window; with no error at all, a hang if something went quiet."""
     recoveries = [
         entry_time_ns(e)
         for e in results[STARTUP].entries
@@ -108,33 +106,47 @@ def analyze(results: Sequence[Result], request: Request, issue_ns: int | None) -
     ]
     names = [workload.name for workload in request.target.workloads]
     failures = rules.split_failures(_evidence(results, nodes, names), recoveries)
-    latest = rules.last_lines(results[LAST_LINES].entries)
-    if not failures:
-        last = results[LAST_LINES].entries
-        quiet = rules.quiet_first(last, _progress_end(last))
-        failures = [rules.hang_failure(quiet)] if quiet else []
+    if failures:
+        return failures
+    last = results[LAST_LINES].entries
+    quiet = rules.quiet_first(last, _progress_end(last))
+    return [rules.hang_failure(quiet)] if quiet else []
+
+
+def _quiet_host(results: Sequence[Result], chosen: rules.Failure) -> Entry | None:
+    """In a hang, the component that went quiet first (within the failure's attempt)."""
+    if chosen.hang:
+        return chosen.cause.entry
+    if _scenario_of(chosen) != scenarios.BY_NUMBER[14]:
+        return None
+    attempt = [e for e in results[LAST_LINES].entries if attempt_of(e) == chosen.cause.attempt]
+    return rules.quiet_first(attempt, _progress_end(attempt))
+
+
+def _hosts(
+    results: Sequence[Result], failures: list[rules.Failure], chosen: rules.Failure | None
+) -> list[dict[str, Any]]:
+    """The chosen failure's failing hosts; for a head-pod failure, those of the window."""
+    pods = host_pods(e for i in (CRASH, STARTUP, LAST_LINES) for e in results[i].entries)
+    hosts = failing_hosts(chosen.evidence, pods, _quiet_host(results, chosen)) if chosen else []
+    return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
+
+
+def analyze(results: Sequence[Result], request: Request, issue_ns: int | None) -> dict[str, Any]:
+    """The report's findings (everything but the checks)."""
+    nodes = set(nodes_from([results[i] for i in (EVENTS, CRASH, STARTUP, LAST_LINES)]))
+    failures = _failures(results, nodes, request)
     chosen = rules.pick(failures, issue_ns)
-    lines = [e for i in (CRASH, STARTUP, LAST_LINES) for e in results[i].entries]
-    quiet = chosen.cause.entry if chosen and chosen.hang else None
-    if chosen and not chosen.hang and _scenario_of(chosen) == scenarios.BY_NUMBER[14]:
-        same_attempt = [
-            e for e in results[LAST_LINES].entries if attempt_of(e) == chosen.cause.attempt
-        ]
-        quiet = rules.quiet_first(same_attempt, _progress_end(same_attempt))
-    pods = host_pods(lines)
-    hosts = failing_hosts(chosen.evidence, pods, quiet) if chosen else []
-    if not hosts:  # a failure of the head pod: show the hosts that failed elsewhere in the window
-        hosts = failing_hosts([item for f in failures for item in f.evidence], pods)
-    lowest = lowest_indexed(hosts)
-    everything = [e for r in results for e in r.entries]
+    hosts = _hosts(results, failures, chosen)
+    latest = rules.last_lines(results[LAST_LINES].entries)
     return {
         "root_cause": describe_failure(chosen) if chosen else None,
         "failures": [describe_failure(f) for f in failures],
         "symptoms": [_brief(s.entry) for s in chosen.symptoms] if chosen else [],
         "failing_hosts": hosts,
         "lead_host": hosts[0] if hosts else None,
-        "lowest_indexed_host": lowest,
+        "lowest_indexed_host": lowest_indexed(hosts),
         "workload_nodes": sorted(nodes),
-        "versions": versions.collect(everything),
+        "versions": versions.collect(e for r in results for e in r.entries),
         "last_lines": [_brief(entry) for _, entry in sorted(latest.items())],
     }

@@ -115,10 +115,10 @@ def _write_versions(found: dict[str, Any], out: TextIO) -> None:
 
 
 def _failure_lines(failure: dict[str, Any]) -> list[str]:
-    where = "/".join(p for p in (failure["pod"], failure["container"]) if p) or failure["node"]
+    first_line = failure["message"].splitlines()[0] if failure["message"] else ""
     lines = [
-        f"- **{failure['timestamp']}** {where} (node {failure['node'] or '?'}, "
-        f"{failure['source']}): {failure['message'].splitlines()[0] if failure['message'] else ''}"
+        f"- **{failure['timestamp']}** {failure['where']} (node {failure['node'] or '?'}, "
+        f"{failure['source']}): {first_line}"
     ]
     if failure["scenario"]:
         lines.append(f"- Known failure {failure['scenario']}: {failure['scenario_title']}")
@@ -139,7 +139,7 @@ def write_markdown(report: dict[str, Any], out: TextIO) -> None:
     if root is None:
         text.append("No error and no hang found. Last line of each container:")
         text += [
-            f"- {r['timestamp']} {r['pod']}/{r['container']}: "
+            f"- {r['timestamp']} {r['where']}: "
             f"{(r['message'] or '').splitlines()[0] if r['message'] else ''}"
             for r in report["last_lines"]
         ]
@@ -154,7 +154,7 @@ def write_markdown(report: dict[str, Any], out: TextIO) -> None:
     if report["symptoms"]:
         text += ["", "## Symptoms (downstream of the root cause)"]
         text += [
-            f"- {s['timestamp']} {s['pod'] or s['node']}: {s['message'].splitlines()[0]}"
+            f"- {s['timestamp']} {s['where']}: {s['message'].splitlines()[0]}"
             for s in report["symptoms"][:20]
         ]
     if report["failing_hosts"]:
