@@ -123,3 +123,9 @@ def test_commands_on_bundled_incidents_run(doc: str, command: str) -> None:
     code, out, err = run_cli(*_argv(command))
     assert code == 0, err
     assert out
+
+
+def test_the_skill_action_table_is_the_registry() -> None:
+    rows = re.findall(r"^\| `([a-z-]+)` \| (.+) \|$", (ROOT / "SKILL.md").read_text(), re.M)
+    table = {name: text for name, text in rows if name in ACTIONS}
+    assert table == {name: action.help for name, action in ACTIONS.items()}
