@@ -37,7 +37,8 @@ BENIGN = (
 
 
 def synthetic_entry(rng: random.Random, index: int) -> dict[str, object]:
-    """A k8s_container line of about 570 bytes, mostly benign, a few crash lines."""
+    """A k8s_container line of about 570 bytes (as in the issue's 170 MB for 300,000 entries),
+    mostly benign, a few crash lines."""
     jobset = "llama-train" if rng.random() < 0.85 else "llama-train-eval"
     slice_index, host = rng.randrange(4), rng.randrange(4)
     text = rng.choice(BENIGN).format(n=index)
@@ -50,11 +51,8 @@ def synthetic_entry(rng: random.Random, index: int) -> dict[str, object]:
         "labels": {
             "compute.googleapis.com/resource_name": f"gke-pw-tpu-np-{slice_index}-abcd-{host}",
             "k8s-pod/jobset_sigs_k8s_io/jobset-name": jobset,
-            "k8s-pod/jobset_sigs_k8s_io/job-index": str(slice_index),
-            "k8s-pod/batch_kubernetes_io/job-completion-index": str(host),
         },
         "logName": "projects/pw-demo/logs/stderr",
-        "receiveTimestamp": f"{stamp}.{rng.randrange(10**9):09d}Z",
         "resource": {
             "type": "k8s_container",
             "labels": {

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathways_workload import filters, target, terms
 from pathways_workload.errors import UsageError
 from pathways_workload.query import Query, Request
+from pathways_workload.triage.queries import EVENTS, STARTUP, triage_fetches
 
 Builder = Callable[[Request], list[Query]]
 
@@ -329,14 +330,10 @@ def build_preflight(request: Request) -> list[Query]:
 
 
 def build_triage(request: Request) -> list[Query]:
-    from pathways_workload.triage.queries import triage_fetches
-
     return [fetch.query for fetch in triage_fetches(request)]
 
 
 def build_versions(request: Request) -> list[Query]:
-    from pathways_workload.triage.queries import EVENTS, STARTUP, triage_fetches
-
     fetches = triage_fetches(request)
     return [fetches[STARTUP].query, fetches[EVENTS].query]
 

@@ -20,6 +20,7 @@ from pathways_workload.errors import AccessError, CheckFailed
 from pathways_workload.query import Query, Request
 from pathways_workload.sources.base import Entry, Result, sort_key
 from pathways_workload.sources.files import compile_checked
+from pathways_workload.triage.report import run_triage, run_versions
 
 if TYPE_CHECKING:
     from pathways_workload.runner import Run
@@ -223,24 +224,10 @@ def node_marker(request: Request) -> Callable[[Entry], str]:
     return mark
 
 
-def triage(run: Run, queries: list[Query]) -> int:
-    """The whole first pass with a root-cause report."""
-    from pathways_workload.triage.report import run_triage
-
-    return run_triage(run)
-
-
-def versions(run: Run, queries: list[Query]) -> int:
-    """Image tags, Build labels and JAX version of the workload's components."""
-    from pathways_workload.triage.report import run_versions
-
-    return run_versions(run)
-
-
 REPORTS: dict[str, Callable[[Run, list[Query]], int]] = {
     "preflight": preflight,
     "pods": pods,
     "neighbors": neighbors,
-    "triage": triage,
-    "versions": versions,
+    "triage": lambda run, _: run_triage(run),
+    "versions": lambda run, _: run_versions(run),
 }

@@ -81,7 +81,7 @@ def _run_entries(run: Run, queries: list[Query], marker: Callable[..., str] | No
     for note in stream.notes:
         run.err.write(note + "\n")
     if not stream.entries:
-        run.err.write(f"no entries matched in {run.request.window.describe()[8:]}\n")
+        run.err.write(f"no entries matched in {run.request.window.span()}\n")
         run.err.write(
             EMPTY_HINTS.get(
                 run.action.name,

@@ -29,11 +29,13 @@ class Window:
     def end(self) -> str:
         return format_timestamp_ns(self.end_ns)
 
+    def span(self) -> str:
+        """The bounds and the length: `START .. END (1h)`."""
+        return f"{self.start} .. {self.end} ({format_duration(self.end_ns - self.start_ns)})"
+
     def describe(self) -> str:
-        """One line for stderr: the bounds and the length."""
-        return (
-            f"window: {self.start} .. {self.end} ({format_duration(self.end_ns - self.start_ns)})"
-        )
+        """One line for stderr."""
+        return f"window: {self.span()}"
 
 
 @dataclasses.dataclass(frozen=True)
