@@ -23,6 +23,7 @@ from pathways_workload.errors import InputFileError
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK_CHARS = 1 << 20
+_SNIFF_BYTES = 1 << 16
 _BLOCK_BYTES = 4 << 20
 _MAX_RECORD_CHARS = 64 << 20
 _INCOMPLETE = "any output printed before this message is incomplete"
@@ -187,22 +188,31 @@ def iter_records(path: Path) -> Iterator[Record]:
 
 
 def _iter_stream(path: Path, stream: IO[bytes]) -> Iterator[Record]:
-    lineno = 0
-    for line in stream:
-        lineno += 1
-        text = line.strip()
-        if not text:
-            continue
-        if text.startswith(b"{"):
-            yield from _iter_json_lines(path, stream, text, lineno)
-        elif text.startswith(b"["):
-            yield from _iter_array(path, stream, line, lineno)
-        else:
-            raise corrupt(path, lineno, "not a JSON export (expected '[' or '{')")
+    """Pick the layout from the first bytes, without reading a whole (maybe huge) line."""
+    head = stream.read(_SNIFF_BYTES)
+    body = head.lstrip()
+    stream.seek(0)
+    if not body:
         return
+    if body.startswith(b"["):
+        first_line = body[1:].split(b"\n", 1)
+        if len(first_line) == 2 and not first_line[0].strip():
+            yield from _iter_array(path, stream)
+        else:
+            yield from _iter_compact_array(path, stream, stream.read(_CHUNK_CHARS), 1)
+        return
+    lines = iter(stream)
+    for lineno, line in enumerate(lines, 1):
+        if line.strip():
+            if not line.lstrip().startswith(b"{"):
+                raise corrupt(path, lineno, "not a JSON export (expected '[' or '{')")
+            yield from _iter_json_lines(path, lines, line.strip(), lineno)
+            return
 
 
-def _iter_json_lines(path: Path, stream: IO[bytes], first: bytes, lineno: int) -> Iterator[Record]:
+def _iter_json_lines(
+    path: Path, stream: Iterator[bytes], first: bytes, lineno: int
+) -> Iterator[Record]:
     text = first
     while True:
         if not (text.startswith(b"{") and text.endswith(b"}")):
@@ -217,11 +227,13 @@ def _iter_json_lines(path: Path, stream: IO[bytes], first: bytes, lineno: int) -
             return
 
 
-def _iter_array(path: Path, stream: IO[bytes], first: bytes, lineno: int) -> Iterator[Record]:
-    """gcloud's indented array line by line; anything else through the generic decoder."""
-    if first.strip() != b"[":
-        yield from _iter_compact_array(path, stream, first, lineno)
-        return
+def _iter_array(path: Path, stream: IO[bytes]) -> Iterator[Record]:
+    """gcloud's indented array, one entry object at a time, line by line."""
+    lineno = 0
+    for line in stream:  # up to and including the opening `[`
+        lineno += 1
+        if line.strip():
+            break
     indent: bytes | None = None
     buffer: list[bytes] = []
     start = lineno
