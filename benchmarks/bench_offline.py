@@ -151,7 +151,8 @@ def main() -> None:
             big = Path(folder) / "big.jsonl"
             with big.open("wb") as handle:
                 for _ in range(9):
-                    handle.write(path.read_bytes())
+                    with path.open("rb") as part:
+                        shutil.copyfileobj(part, handle)
             _, peak = measure(
                 [
                     sys.executable,
