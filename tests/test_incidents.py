@@ -141,3 +141,29 @@ def test_preflight_passes_exactly_when_the_workload_logged(name: str) -> None:
             "pathways-worker",
             "pathways-proxy",
         }
+
+
+def test_neighbors_marks_the_co_tenant_as_outside_the_workload() -> None:
+    planted = expected("co-tenant-oom")["co_tenant"]
+    code, out, err = run_cli(
+        *target_args("co-tenant-oom"), "--action=neighbors", "--format=json", "--fetch_limit=5000"
+    )
+    assert code == 0, err
+    rows = {row["container"]: row for row in json.loads(out)["containers"]}
+    outsider = rows[f"{planted['namespace']}/{planted['pod']}/{planted['container']}"]
+    assert (outsider["workload"], outsider["node"]) == ("NO", planted["node"])
+    assert all(
+        row["workload"] == "yes" for name, row in rows.items() if name.startswith("default/")
+    )
+
+
+@pytest.mark.parametrize("name", ["two-failures", "proxy-connection-terminated"])
+def test_pods_names_the_owner_of_every_pod(name: str) -> None:
+    planted = expected(name)
+    args = [a for a in target_args(name) if not a.startswith("--workload=")]
+    code, out, err = run_cli(*args, "--action=pods", "--format=json", "--fetch_limit=5000")
+    assert code == 0, err
+    owners = {row["pod"]: row["owner"] for row in json.loads(out)["pods"]}
+    assert set(planted["workload_pods"]) <= set(owners)
+    kinds = {workload.split(":")[0] for workload in planted["target"]["workload"]}
+    assert {owners[pod].split(":")[0] for pod in planted["workload_pods"]} <= kinds

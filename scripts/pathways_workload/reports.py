@@ -50,6 +50,16 @@ def _emit(run: Run, report: dict[str, Any], title: str, rows: list[dict[str, Any
         run.out.write(tabulate(rows, headers="keys") + "\n")
 
 
+def _fetch_limit_note(result: Result, what: str) -> str:
+    """Say when the fetch limit cut a report short."""
+    if not result.truncated:
+        return ""
+    return (
+        f" (fetch limit hit: {what} that logged later may be missing, and counts are lower "
+        "bounds; raise --fetch_limit or narrow the window)"
+    )
+
+
 def _per_key(entries: Iterable[Entry], key: Callable[[Entry], str]) -> dict[str, list[Entry]]:
     grouped: dict[str, list[Entry]] = {}
     for entry in entries:
@@ -161,11 +171,7 @@ def pods(run: Run, queries: list[Query]) -> int:
                 "last": last,
             }
         )
-    note = (
-        " (fetch limit hit: pods that logged later may be missing; raise --fetch_limit)"
-        if lines.truncated
-        else ""
-    )
+    note = _fetch_limit_note(lines, "pods")
     report = {
         "action": "pods",
         "namespace": run.request.target.namespace,
@@ -208,7 +214,7 @@ def neighbors(run: Run, queries: list[Query]) -> int:
         run,
         report,
         f"{len(rows)} containers logged on {len(run.request.nodes or ())} nodes; "
-        f"{outsiders} not part of the workload",
+        f"{outsiders} not part of the workload{_fetch_limit_note(result, 'containers')}",
         rows,
     )
     return 0
