@@ -138,6 +138,17 @@ def test_no_window_flags_offline_means_the_export_span(tmp_path: Path) -> None:
     )
 
 
+def replay_everything(path: Path) -> tuple[int, str]:
+    """Every entry of an export through --action=query; the exit code and stderr."""
+    code, _, err = run_cli(
+        "--action=query",
+        "--filter=insertId:*",
+        f"--logs_file={path}",
+        "--start_time=2026-10-22T11:00:00Z",
+    )
+    return code, err
+
+
 CORRUPT = [
     (
         "cut.json",
@@ -162,12 +173,7 @@ def test_corrupt_exports_exit_5_naming_file_and_line(
 ) -> None:
     path = tmp_path / name
     path.write_bytes(data)
-    code, _, err = run_cli(
-        "--action=query",
-        "--filter=insertId:*",
-        f"--logs_file={path}",
-        "--start_time=2026-10-22T11:00:00Z",
-    )
+    code, err = replay_everything(path)
     assert code == 5
     assert err.splitlines()[-1].startswith(f"error: {path}:{line}: {what}")
     assert err.splitlines()[-1].endswith("any output printed before this message is incomplete")
@@ -187,12 +193,7 @@ def test_framing_is_checked_even_when_the_fast_path_skips(
 def test_truncated_gzip_exits_5(tmp_path: Path) -> None:
     path = tmp_path / "a.jsonl.gz"
     path.write_bytes(gzip.compress(b'{"insertId": "a"}\n' * 1000)[:-20])
-    code, _, err = run_cli(
-        "--action=query",
-        "--filter=insertId:*",
-        f"--logs_file={path}",
-        "--start_time=2026-10-22T11:00:00Z",
-    )
+    code, err = replay_everything(path)
     assert code == 5
     assert "gzip stream is damaged or truncated" in err
 
