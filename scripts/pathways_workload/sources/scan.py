@@ -22,10 +22,9 @@ import re2
 
 from pathways_workload.lql import CompiledFilter
 from pathways_workload.sources.export_reader import Record, block_records
-from pathways_workload.timestamps import NANOS_PER_SECOND, parse_timestamp_ns
+from pathways_workload.timestamps import NANOS_PER_SECOND, format_timestamp_ns
 
 _UNDECIDABLE = re2.compile(rb"[\x80-\xff]|\\u|\\/")
-_SECONDS_RE = re.compile(rb'"timestamp": ?"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)')
 _SAMPLE_BYTES = 1 << 19
 # A group found in more than this share of the sample's lines is not worth searching for.
 COMMON_FRACTION = 0.5
@@ -61,20 +60,38 @@ def _all_line_starts(block: bytes) -> list[int]:
     return starts
 
 
+def _seconds_pattern(instant_ns: int, later: bool) -> re.Pattern[bytes]:
+    """A timestamp whose second is at or after (or at or before) the instant's second.
+
+    Timestamps share one fixed-width shape, so comparing them is comparing the
+    first digit that differs: one alternative per digit position.
+    """
+    prefix = format_timestamp_ns(instant_ns)[:19].encode()
+    alternatives = [re.escape(prefix)]
+    for index, digit in enumerate(prefix):
+        if chr(digit).isdigit() and (digit < ord("9") if later else digit > ord("0")):
+            others = f"[{chr(digit + 1)}-9]" if later else f"[0-{chr(digit - 1)}]"
+            alternatives.append(re.escape(prefix[:index]) + others.encode())
+    return re.compile(b'"timestamp": ?"(?:' + b"|".join(alternatives) + b")")
+
+
 def _beyond(block: bytes, lines: int, bounds: Sequence[TimeBound | None]) -> set[int]:
-    """The fetches whose bound every entry of the block lies beyond (a second to spare)."""
-    if not any(bounds):
-        return set()
-    seconds = _SECONDS_RE.findall(block)
-    if len(seconds) < lines:  # an entry without a timestamp sorts first: keep looking
-        return set()
-    earliest = parse_timestamp_ns(min(seconds).decode() + "Z")
-    latest = parse_timestamp_ns(max(seconds).decode() + "Z") + NANOS_PER_SECOND
-    return {
-        i
-        for i, bound in enumerate(bounds)
-        if bound and (latest < bound[0] if bound[1] else earliest > bound[0])
-    }
+    """The full fetches whose bound every entry of the block lies beyond (a second to spare).
+
+    An entry without a timestamp sorts first: it can never enter a full fetch of
+    the latest entries, but it can enter one of the earliest.
+    """
+    beyond = set()
+    for index, bound in enumerate(bounds):
+        if bound is None:
+            continue
+        instant, later = bound
+        edge = instant - NANOS_PER_SECOND if later else instant + NANOS_PER_SECOND
+        if not later and block.count(b'"timestamp"') < lines:
+            continue
+        if _seconds_pattern(edge, later).search(block) is None:
+            beyond.add(index)
+    return beyond
 
 
 class BlockScanner:
