@@ -39,19 +39,20 @@ class _Collector:
         self.kept: list[tuple[tuple[int, str], Entry]] = []
         self.bound: tuple[int, str] | None = None
         self.matched = 0
-        self.skipped = False
 
     def time_bound(self) -> tuple[int, bool] | None:
         """Once full: the instant past which nothing can enter, and whether that is later."""
         return None if self.bound is None else (self.bound[0], self.descending)
 
     def may_enter(self, time_ns: int | None) -> bool:
-        """Whether an entry at this time could still be kept (None: time unknown)."""
+        """Whether an entry at this time could still be kept (None: time unknown).
+
+        A bound is only set once more than `limit` entries matched, so skipping
+        never hides that the fetch was cut.
+        """
         if self.bound is None or time_ns is None:
             return True
-        fits = time_ns >= self.bound[0] if self.descending else time_ns <= self.bound[0]
-        self.skipped |= not fits
-        return fits
+        return time_ns >= self.bound[0] if self.descending else time_ns <= self.bound[0]
 
     def add(self, entry: Entry) -> None:
         self.matched += 1
@@ -71,8 +72,7 @@ class _Collector:
     def result(self) -> Result:
         self._trim()
         entries = [entry for _, entry in self.kept]
-        more = self.matched > self.fetch.limit or self.skipped
-        return Result(self.fetch, entries, truncated=more)
+        return Result(self.fetch, entries, truncated=self.matched > self.fetch.limit)
 
 
 def raw_time_ns(raw: bytes) -> int | None:
