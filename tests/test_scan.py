@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pathways_workload.sources.scan import _seconds_pattern, is_framed
@@ -15,6 +15,7 @@ SECONDS = st.datetimes(min_value=datetime.datetime(1000, 1, 1)).map(
 )
 
 
+@settings(deadline=None)
 @given(SECONDS, SECONDS)
 def test_a_timestamp_is_found_exactly_when_it_is_at_or_beyond_the_instant(
     bound: str, seen: str
