@@ -15,11 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
-from pathways_workload.lql import compile_filter
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from pathways_workload.lql import compile_filter  # noqa: E402
 
 CRASH_TERMS = (
     "Check failed",
