@@ -16,7 +16,7 @@ from tests.helpers import run_cli
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "SKILL.md", ROOT / "README.md", *sorted((ROOT / "references").glob("*.md"))]
 ENTRY = "python3 scripts/debug_workload.py"
-# Flags of other programs that the docs mention (Pathways components, xpk, gcloud).
+# Flags of other programs that the docs mention (Pathways components, xpk, the benchmarks).
 FOREIGN_FLAGS = {
     "--num_elastic_slices",
     "--instance_type",
