@@ -25,6 +25,7 @@ FOREIGN_FLAGS = {
     "--resource_manager_address",
     "--enable-debug-logs",
     "--deploy-stacktrace-sidecar",
+    "--big",
 }
 PLACEHOLDERS = {
     "{project}": "pw-demo",
