@@ -6,8 +6,7 @@ import json
 from typing import Any
 
 from pathways_workload.sources.base import Entry
-
-NODE_LABEL = "compute.googleapis.com/resource_name"
+from pathways_workload.target import NODE_LABEL
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -97,6 +96,12 @@ def message(entry: Entry) -> str:
         return f"{summary}: {status}" if status else summary
     body = payload or entry.get("protoPayload")
     return json.dumps(body, sort_keys=True, ensure_ascii=False) if body else ""
+
+
+def event_reason(entry: Entry) -> str:
+    """A Kubernetes event's reason (`Scheduled`, `OOMKilling`...), or "" for other entries."""
+    reason = _dict(entry.get("jsonPayload")).get("reason")
+    return reason if isinstance(reason, str) else ""
 
 
 def severity(entry: Entry) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pathways_workload.describe import NODE_LABEL, entry_labels, message
+from pathways_workload.describe import entry_labels, message
 from pathways_workload.sources.base import Result
+from pathways_workload.target import NODE_LABEL
 
 _ASSIGNED_RE = re.compile(r"Successfully assigned \S+ to (\S+)")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from pathways_workload.describe import message
+from pathways_workload.describe import event_reason, message
 from pathways_workload.sources.base import Entry
 
 
@@ -161,16 +161,10 @@ SCENARIOS = (
 BY_NUMBER = {scenario.number: scenario for scenario in SCENARIOS}
 
 
-def _event_reason(entry: Entry) -> str:
-    payload = entry.get("jsonPayload")
-    reason = payload.get("reason") if isinstance(payload, dict) else None
-    return reason if isinstance(reason, str) else ""
-
-
 def match(entry: Entry) -> Scenario | None:
     """The first scenario whose signature the entry carries, or None."""
     text = message(entry).lower()
-    reason = _event_reason(entry)
+    reason = event_reason(entry)
     for scenario in SCENARIOS:
         if reason in scenario.reasons or any(s.lower() in text for s in scenario.substrings):
             return scenario

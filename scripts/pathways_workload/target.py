@@ -17,6 +17,7 @@ WORKLOAD_KINDS = ("jobset", "lws", "job", "pod")
 JOBSET_NAME_LABEL = "k8s-pod/jobset_sigs_k8s_io/jobset-name"
 LWS_NAME_LABEL = "k8s-pod/leaderworkerset_sigs_k8s_io/name"
 JOB_NAME_LABEL = "k8s-pod/batch_kubernetes_io/job-name"
+LWS_GROUP_LABEL = "k8s-pod/leaderworkerset_sigs_k8s_io/group-index"
 NODE_LABEL = "compute.googleapis.com/resource_name"
 OWNER_TYPE_LABEL = "logging.gke.io/top_level_controller_type"
 OWNER_NAME_LABEL = "logging.gke.io/top_level_controller_name"

@@ -8,6 +8,7 @@ from pathways_workload import scenarios
 from pathways_workload.describe import (
     container_of,
     entry_labels,
+    event_reason,
     message,
     node_of,
     pod_of,
@@ -15,6 +16,7 @@ from pathways_workload.describe import (
     severity,
 )
 from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
+from pathways_workload.target import LWS_GROUP_LABEL
 from pathways_workload.terms import USER_CONTAINERS
 
 # Node-level events carry whole-second timestamps, and the kernel OOM event is
@@ -68,7 +70,6 @@ RESTART_LABELS = (
     "k8s-pod/jobset_sigs_k8s_io/restart-attempt",
     "jobset.sigs.k8s.io/restart-attempt",
 )
-LWS_GROUP_LABEL = "k8s-pod/leaderworkerset_sigs_k8s_io/group-index"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,19 +153,15 @@ def _is_symptom(entry: Entry) -> bool:
     for substring, containers in SYMPTOMS:
         if substring.lower() in text and (not containers or container in containers):
             return True
-    payload = entry.get("jsonPayload")
-    reason = payload.get("reason") if isinstance(payload, dict) else None
-    return reason in SYMPTOM_REASONS
+    return event_reason(entry) in SYMPTOM_REASONS
 
 
 def _is_noise(entry: Entry, source: str) -> bool:
     """Routine events that are not evidence of a failure."""
-    payload = entry.get("jsonPayload")
-    reason = payload.get("reason") if isinstance(payload, dict) else None
     if source in ("container", "controller"):
         return severity(entry) in QUIET_SEVERITIES
     if source in ("pod-event", "cluster-event"):
-        return reason in QUIET_EVENT_REASONS or (
+        return event_reason(entry) in QUIET_EVENT_REASONS or (
             severity(entry) != "WARNING"
             and not _is_symptom(entry)
             and scenarios.match(entry) is None

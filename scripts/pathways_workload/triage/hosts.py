@@ -16,13 +16,14 @@ from typing import Any
 
 from pathways_workload.describe import container_of, entry_labels, message, node_of, pod_of
 from pathways_workload.sources.base import Entry, entry_time_ns
+from pathways_workload.target import LWS_GROUP_LABEL
 from pathways_workload.triage.evidence import Evidence
 
 HOST_CONTAINERS = ("pathways-worker", "colocated-python-sidecar")
 HOST_LABELS = (
     ("k8s-pod/jobset_sigs_k8s_io/job-index", "k8s-pod/batch_kubernetes_io/job-completion-index"),
     (
-        "k8s-pod/leaderworkerset_sigs_k8s_io/group-index",
+        LWS_GROUP_LABEL,
         "k8s-pod/leaderworkerset_sigs_k8s_io/worker-index",
     ),
 )
