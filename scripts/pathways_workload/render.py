@@ -12,7 +12,7 @@ from pathways_workload import __version__
 from pathways_workload.describe import message, severity, where
 from pathways_workload.executor import Stream
 from pathways_workload.query import Query
-from pathways_workload.sources.base import Entry
+from pathways_workload.sources.base import Entry, Fetch
 from pathways_workload.window import Window
 
 USAGE_TOKENS = f"pathways-workload/{__version__} (skill:pathways-workload)"
@@ -73,17 +73,12 @@ def console_url(query: Query, project: str, window: Window) -> str:
 
 
 def write_commands(
-    queries: list[Query],
-    project: str,
-    window: Window,
-    limit: int,
-    order: str,
-    out: TextIO,
-    as_json: bool,
+    fetches: list[Fetch], project: str, window: Window, out: TextIO, as_json: bool
 ) -> None:
-    """Print mode: per query its purpose, the command and the Logs Explorer link."""
-    for query in queries:
-        command = gcloud_command(query, project, limit, order)
+    """Print mode: per query its purpose, the command (its limit and order) and a link."""
+    for fetch in fetches:
+        query = fetch.query
+        command = gcloud_command(query, project, fetch.limit, fetch.order)
         url = console_url(query, project, window)
         if as_json:
             record = {

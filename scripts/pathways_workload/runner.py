@@ -35,24 +35,22 @@ class Run:
     err: TextIO
     as_json: bool = False
 
+    def fetches(self, queries: list[Query], size: int | None = None) -> list[Fetch]:
+        """The queries with the request's order and a limit (by default what it needs)."""
+        limit = size or self.request.options.fetch_size
+        return [Fetch(query, limit, self.request.options.order) for query in queries]
+
     def fetch(self, queries: list[Query], size: int | None = None) -> list[Result]:
         assert self.source is not None
-        limit = size or self.request.options.fetch_size
-        order = self.request.options.order
-        return self.source.run([Fetch(query, limit, order) for query in queries])
+        return self.source.run(self.fetches(queries, size))
 
-    def print_queries(self, queries: list[Query], size: int | None = None) -> None:
+    def print_fetches(self, fetches: list[Fetch]) -> None:
         if not self.project:
             raise UsageError("printing gcloud commands needs --project=PROJECT_ID")
-        write_commands(
-            queries,
-            self.project,
-            self.request.window,
-            size or self.request.options.fetch_size,
-            self.request.options.order,
-            self.out,
-            self.as_json,
-        )
+        write_commands(fetches, self.project, self.request.window, self.out, self.as_json)
+
+    def print_queries(self, queries: list[Query], size: int | None = None) -> None:
+        self.print_fetches(self.fetches(queries, size))
 
 
 def _with_nodes(run: Run) -> Request:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -96,8 +97,9 @@ def _worth_parsing(
     )
 
 
+@functools.lru_cache(maxsize=64)
 def compile_checked(text: str) -> CompiledFilter:
-    """Compile a filter, turning the engine's error into a usage error with a caret."""
+    """Compile a filter (once per text), the engine's error turned into a usage error."""
     try:
         return compile_filter(text)
     except LqlError as error:
@@ -153,13 +155,20 @@ class FileSource:
     def span(self) -> Window | None:
         """The span of the exports' timestamps (a quick scan, no JSON parsing), or None."""
         low = high = None
-        for path in self.files():
-            for record in iter_records(path):
-                for found in _TIMESTAMP_FIELD_RE.findall(record.raw):
-                    try:
-                        value = parse_timestamp_ns(found.decode())
-                    except (ValueError, UnicodeDecodeError):
-                        continue
-                    low = value if low is None else min(low, value)
-                    high = value if high is None else max(high, value)
+        for chunk in self._raw_chunks():
+            for text in _TIMESTAMP_FIELD_RE.findall(chunk):
+                try:
+                    value = parse_timestamp_ns(text.decode())
+                except (ValueError, UnicodeDecodeError):
+                    continue
+                low = value if low is None else min(low, value)
+                high = value if high is None else max(high, value)
         return None if low is None or high is None else Window(low, high)
+
+    def _raw_chunks(self) -> Iterator[bytes]:
+        """The exports' raw text: whole blocks of JSON Lines, else one record at a time."""
+        for path in self.files():
+            if is_json_lines(path):
+                yield from (block for block, _ in iter_line_blocks(path))
+            else:
+                yield from (record.raw for record in iter_records(path))

@@ -42,10 +42,11 @@ def is_framed(block: bytes, lines: int) -> bool:
     return block.startswith(b"{") and block.endswith(b"}\n") and lines == block.count(b"}\n{") + 1
 
 
-def _undecidable(block: bytes) -> bool:
-    if not block.isascii():
+def _undecidable(text: bytes) -> bool:
+    """Non-ASCII text or `\\u`/`\\/` escapes: the prefilter cannot decide these."""
+    if not text.isascii():
         return True
-    return b"\\" in block and (b"\\u" in block or b"\\/" in block)
+    return b"\\" in text and (b"\\u" in text or b"\\/" in text)
 
 
 def _line_starts(block: bytes, pattern: re2._Regexp) -> set[int]:
@@ -141,7 +142,7 @@ class BlockScanner:
             starts = sorted(found)
         for start in starts:
             raw = block[start : block.index(b"\n", start)]
-            undecided = not raw.isascii() or b"\\u" in raw or b"\\/" in raw
+            undecided = _undecidable(raw)
             wanted = tuple(
                 i
                 for i, pattern in active

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from tabulate import tabulate
 
-from pathways_workload.errors import UsageError
-from pathways_workload.render import entry_line, gcloud_command, write_commands
+from pathways_workload.render import entry_line, gcloud_command
 from pathways_workload.sources.base import Fetch, Result
 from pathways_workload.triage.analysis import analyze
 from pathways_workload.triage.queries import EVENTS, STARTUP, triage_fetches
@@ -42,27 +41,11 @@ def _checks(run: Run, fetches: list[Fetch], results: list[Result]) -> list[dict[
     return checks
 
 
-def _print(run: Run, fetches: list[Fetch]) -> None:
-    """Print mode: each query with its own limit and order."""
-    if not run.project:
-        raise UsageError("printing gcloud commands needs --project=PROJECT_ID")
-    for fetch in fetches:
-        write_commands(
-            [fetch.query],
-            run.project,
-            run.request.window,
-            fetch.limit,
-            fetch.order,
-            run.out,
-            run.as_json,
-        )
-
-
 def run_triage(run: Run) -> int:
     """The whole first pass: one wave of queries, then the report."""
     fetches = triage_fetches(run.request)
     if run.source is None:
-        _print(run, fetches)
+        run.print_fetches(fetches)
         return 0
     results = run.source.run(fetches)
     report = {
@@ -86,7 +69,7 @@ def run_versions(run: Run) -> int:
     fetches = triage_fetches(run.request)
     chosen = [fetches[STARTUP], fetches[EVENTS]]
     if run.source is None:
-        _print(run, chosen)
+        run.print_fetches(chosen)
         return 0
     results = run.source.run(chosen)
     found = collect(entry for result in results for entry in result.entries)
