@@ -48,7 +48,7 @@ def request(**options: object) -> Request:
 
 @pytest.mark.parametrize("name", sorted(ACTIONS))
 def test_every_filter_parses_and_is_bounded(name: str) -> None:
-    queries = ACTIONS[name].build(request())
+    queries = ACTIONS[name].queries(request())
     assert queries
     for query in queries:
         compile_filter(query.filter)
@@ -62,7 +62,9 @@ def test_window_excludes_entries_outside(name: str) -> None:
     entry = container_entry(
         "Check failed: boom", severity="CRITICAL", timestamp="2026-10-22T12:10:00.000000001Z"
     )
-    assert not any(compile_filter(q.filter).matches(entry) for q in ACTIONS[name].build(request()))
+    assert not any(
+        compile_filter(q.filter).matches(entry) for q in ACTIONS[name].queries(request())
+    )
 
 
 @pytest.mark.parametrize("name", CONTAINER_ACTIONS)
@@ -76,20 +78,20 @@ def test_container_actions_never_return_the_unrelated_jobset(name: str, containe
         container=container,
         severity="CRITICAL",
     )
-    for query in ACTIONS[name].build(request()):
+    for query in ACTIONS[name].queries(request()):
         assert not compile_filter(query.filter).matches(unrelated)
 
 
 @pytest.mark.parametrize("container", ALL_CONTAINERS)
 def test_crash_sweep_sees_every_container(container: str) -> None:
     entry = container_entry("Check failed: x.ok()", container=container, severity="ERROR")
-    (query,) = ACTIONS["errors"].build(request())
+    (query,) = ACTIONS["errors"].queries(request())
     assert compile_filter(query.filter).matches(entry)
 
 
 def test_crash_sweep_ignores_plain_error_severity() -> None:
     """GKE marks every stderr line ERROR; the sweep needs a signature or a fatal severity."""
-    (query,) = ACTIONS["errors"].build(request())
+    (query,) = ACTIONS["errors"].queries(request())
     compiled = compile_filter(query.filter)
     assert not compiled.matches(
         container_entry(
@@ -103,13 +105,13 @@ def test_crash_sweep_ignores_plain_error_severity() -> None:
 
 
 def test_terms_match_messages_not_pod_names() -> None:
-    (query,) = ACTIONS["errors"].build(request())
+    (query,) = ACTIONS["errors"].queries(request())
     entry = container_entry("started fine", pod="llama-train-worker-0-0-oomkilled", severity="INFO")
     assert not compile_filter(query.filter).matches(entry)
 
 
 def test_extra_terms_widen_the_search() -> None:
-    (query,) = ACTIONS["workers"].build(request(extra_terms=("my own marker",)))
+    (query,) = ACTIONS["workers"].queries(request(extra_terms=("my own marker",)))
     entry = container_entry("here is MY OWN MARKER", severity="INFO")
     assert compile_filter(query.filter).matches(entry)
 

@@ -27,7 +27,7 @@ from tests.test_incidents import INCIDENTS, NAMES, expected
 
 def _fetches(target: Target, window: Window, nodes: tuple[str, ...]) -> list[Fetch]:
     request = Request(target, window, Options(filter_text="severity>=WARNING"), nodes)
-    queries = [q for action in ACTIONS.values() for q in action.build(request)]
+    queries = [q for action in ACTIONS.values() for q in action.queries(request)]
     return [Fetch(q, 50, order) for q in queries for order in ("asc", "desc")] + triage_fetches(
         request
     )
@@ -77,7 +77,7 @@ def test_escapes_non_ascii_and_severity_only_lines(tmp_path: Path) -> None:
         container_entry("path with a slash \\/ Check failed"),
     ]
     fetch = Fetch(
-        ACTIONS["errors"].build(
+        ACTIONS["errors"].queries(
             Request(
                 Target(workloads=(parse_workload("jobset:llama-train"),)),
                 Window(

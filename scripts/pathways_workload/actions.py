@@ -13,7 +13,8 @@ from pathways_workload.errors import UsageError
 from pathways_workload.query import Query, Request
 from pathways_workload.triage.queries import EVENTS, STARTUP, triage_fetches
 
-Builder = Callable[[Request], list[Query]]
+# A builder gets the request and the severity floor: --min_severity, else the action's default.
+Builder = Callable[[Request, str], list[Query]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -27,6 +28,12 @@ class Action:
     report: bool = False
     needs_workload: bool = True
     needs_nodes: bool = False
+    marks_nodes: bool = False  # mark the lines about the workload's own nodes
+    empty_hint: str | None = None  # what to run when nothing matched
+
+    def queries(self, request: Request) -> list[Query]:
+        """The action's queries, with its default severity unless --min_severity says otherwise."""
+        return self.build(request, request.options.min_severity or self.default_severity)
 
 
 def _scoped(request: Request, *clauses: str | None) -> str:
@@ -35,11 +42,10 @@ def _scoped(request: Request, *clauses: str | None) -> str:
 
 def _term_match(request: Request, builtin: tuple[str, ...], floor: str) -> str | None:
     """A line matches when it has a term OR its severity reaches the floor."""
-    severity = request.options.min_severity or floor
-    if severity == "DEFAULT":
+    if floor == "DEFAULT":
         return None
     found = builtin + request.options.extra_terms
-    return filters.any_of([filters.message_has_any(found), f"severity>={severity}"])
+    return filters.any_of([filters.message_has_any(found), f"severity>={floor}"])
 
 
 def _narrowing(request: Request) -> str | None:
@@ -59,9 +65,9 @@ def _nodes(request: Request) -> tuple[str, ...]:
 
 
 def _container_action(
-    purpose: str, containers: tuple[str, ...], component_terms: tuple[str, ...], floor: str
+    purpose: str, containers: tuple[str, ...], component_terms: tuple[str, ...]
 ) -> Builder:
-    def build(request: Request) -> list[Query]:
+    def build(request: Request, floor: str) -> list[Query]:
         selection = target.container_lines(request.target, containers)
         match = _term_match(request, component_terms + terms.CRASH_TERMS, floor)
         return [Query(purpose, _scoped(request, selection, match))]
@@ -69,9 +75,9 @@ def _container_action(
     return build
 
 
-def build_sidecar(request: Request) -> list[Query]:
+def build_sidecar(request: Request, floor: str) -> list[Query]:
     sidecars = target.container_lines(request.target, terms.SIDECAR_CONTAINERS)
-    match = _term_match(request, terms.SIDECAR_TERMS + terms.CRASH_TERMS, "ERROR")
+    match = _term_match(request, terms.SIDECAR_TERMS + terms.CRASH_TERMS, floor)
     waiting = filters.all_of(
         [
             target.container_lines(request.target, terms.WORKER_CONTAINERS),
@@ -104,9 +110,9 @@ def discovery_queries(request: Request) -> list[Query]:
     ]
 
 
-def build_errors(request: Request) -> list[Query]:
+def build_errors(request: Request, floor: str) -> list[Query]:
     selection = target.container_lines(request.target)
-    match = _term_match(request, terms.CRASH_TERMS, "CRITICAL")
+    match = _term_match(request, terms.CRASH_TERMS, floor)
     return [
         Query(
             "crash and fatal-error sweep over every container of the workload",
@@ -115,7 +121,7 @@ def build_errors(request: Request) -> list[Query]:
     ]
 
 
-def build_node_ooms(request: Request) -> list[Query]:
+def build_node_ooms(request: Request, _floor: str) -> list[Query]:
     nodes = _nodes(request)
     oom_events = filters.one_of("jsonPayload.reason", terms.NODE_OOM_REASONS)
     node_events = filters.all_of(
@@ -154,7 +160,7 @@ def build_node_ooms(request: Request) -> list[Query]:
     return queries
 
 
-def build_pod_events(request: Request) -> list[Query]:
+def build_pod_events(request: Request, _floor: str) -> list[Query]:
     events = target.workload_events(request.target)
     return [
         Query(
@@ -164,7 +170,7 @@ def build_pod_events(request: Request) -> list[Query]:
     ]
 
 
-def build_interruptions(request: Request) -> list[Query]:
+def build_interruptions(request: Request, _floor: str) -> list[Query]:
     nodes = _nodes(request)
     if not nodes:
         return []
@@ -220,7 +226,7 @@ def build_interruptions(request: Request) -> list[Query]:
     ]
 
 
-def build_neighbors(request: Request) -> list[Query]:
+def build_neighbors(request: Request, _floor: str) -> list[Query]:
     if not _nodes(request):
         return []
     selection = filters.all_of(
@@ -237,9 +243,9 @@ def build_neighbors(request: Request) -> list[Query]:
     ]
 
 
-def build_elastic(request: Request) -> list[Query]:
+def build_elastic(request: Request, floor: str) -> list[Query]:
     selection = target.container_lines(request.target)
-    match = _term_match(request, terms.ELASTIC_TERMS + terms.CRASH_TERMS, "CRITICAL")
+    match = _term_match(request, terms.ELASTIC_TERMS + terms.CRASH_TERMS, floor)
     return [
         Query(
             "elastic recovery timeline (slices lost and back, restores, resume step)",
@@ -248,7 +254,7 @@ def build_elastic(request: Request) -> list[Query]:
     ]
 
 
-def build_summary(request: Request) -> list[Query]:
+def build_summary(request: Request, floor: str) -> list[Query]:
     controller = filters.all_of(
         [
             target.cluster_scope("k8s_container", request.target, namespaced=False),
@@ -256,7 +262,7 @@ def build_summary(request: Request) -> list[Query]:
         ]
     )
     names = tuple(workload.name for workload in request.target.workloads)
-    controller_match = _term_match(request, terms.SUMMARY_CONTROLLER_TERMS + names, "ERROR")
+    controller_match = _term_match(request, terms.SUMMARY_CONTROLLER_TERMS + names, floor)
     controller_events = filters.all_of(
         [
             filters.log_id("events"),
@@ -290,14 +296,14 @@ def build_summary(request: Request) -> list[Query]:
     ]
 
 
-def build_query(request: Request) -> list[Query]:
+def build_query(request: Request, _floor: str) -> list[Query]:
     text = request.options.filter_text
     if not text:
         raise UsageError("--action=query needs --filter='<Logging query>'")
     return [Query("your filter", _scoped(request, f"(\n{text}\n)"))]
 
 
-def build_pods(request: Request) -> list[Query]:
+def build_pods(request: Request, _floor: str) -> list[Query]:
     lines = target.cluster_scope("k8s_container", request.target, namespaced=True)
     if request.target.workloads:
         lines = target.container_lines(request.target)
@@ -316,7 +322,7 @@ def build_pods(request: Request) -> list[Query]:
     ]
 
 
-def build_preflight(request: Request) -> list[Query]:
+def build_preflight(request: Request, _floor: str) -> list[Query]:
     anything = target.cluster_scope("k8s_container", request.target, namespaced=False)
     return [
         Query(
@@ -329,11 +335,11 @@ def build_preflight(request: Request) -> list[Query]:
     ]
 
 
-def build_triage(request: Request) -> list[Query]:
+def build_triage(request: Request, _floor: str) -> list[Query]:
     return [fetch.query for fetch in triage_fetches(request)]
 
 
-def build_versions(request: Request) -> list[Query]:
+def build_versions(request: Request, _floor: str) -> list[Query]:
     fetches = triage_fetches(request)
     return [fetches[STARTUP].query, fetches[EVENTS].query]
 
@@ -353,12 +359,16 @@ ACTIONS: dict[str, Action] = {
             "crash and fatal-error sweep over every container, earliest first",
             build_errors,
             default_severity="CRITICAL",
+            empty_hint="nothing in the crash sweep: run --action=node-ooms and --action=pod-events "
+            "(OOM kills and evictions rarely reach container logs), and --action=preflight "
+            "if you have not",
         ),
         Action(
             "node-ooms",
             "host OOM kills: node events, kernel and serial-console lines",
             build_node_ooms,
             needs_nodes=True,
+            marks_nodes=True,
         ),
         Action(
             "pod-events",
@@ -395,7 +405,7 @@ ACTIONS: dict[str, Action] = {
             "user-workload",
             "the JAX client: progress (completed steps) and the first exception",
             _container_action(
-                "the JAX client container(s)", terms.USER_CONTAINERS, terms.USER_TERMS, "ERROR"
+                "the JAX client container(s)", terms.USER_CONTAINERS, terms.USER_TERMS
             ),
             default_severity="ERROR",
         ),
@@ -403,7 +413,7 @@ ACTIONS: dict[str, Action] = {
             "proxy",
             "the IFRT proxy: start-up, RM connection, socket closures, stalls",
             _container_action(
-                "the IFRT proxy container", terms.PROXY_CONTAINERS, terms.PROXY_TERMS, "ERROR"
+                "the IFRT proxy container", terms.PROXY_CONTAINERS, terms.PROXY_TERMS
             ),
             default_severity="ERROR",
         ),
@@ -411,7 +421,7 @@ ACTIONS: dict[str, Action] = {
             "pathways-rm",
             "the resource manager: slice readiness, placement, topology, restarts",
             _container_action(
-                "the resource manager container", terms.RM_CONTAINERS, terms.RM_TERMS, "ERROR"
+                "the resource manager container", terms.RM_CONTAINERS, terms.RM_TERMS
             ),
             default_severity="ERROR",
         ),
@@ -422,7 +432,6 @@ ACTIONS: dict[str, Action] = {
                 "the pathways-worker containers",
                 terms.WORKER_CONTAINERS,
                 terms.WORKER_TERMS,
-                "ERROR",
             ),
             default_severity="ERROR",
         ),

@@ -16,11 +16,10 @@ from pathways_workload.render import write_commands, write_stream
 from pathways_workload.sources.base import Fetch, Result, Source
 from pathways_workload.sources.files import compile_checked
 
-EMPTY_HINTS = {
-    "errors": "nothing in the crash sweep: run --action=node-ooms and --action=pod-events "
-    "(OOM kills and evictions rarely reach container logs), and --action=preflight "
-    "if you have not",
-}
+EMPTY_HINT = (
+    "an empty result is not a clean result until --action=preflight passes; widen with "
+    "--min_severity=WARNING or --extra_terms"
+)
 
 
 @dataclasses.dataclass
@@ -80,15 +79,7 @@ def _run_entries(run: Run, queries: list[Query], marker: Callable[..., str] | No
         run.err.write(note + "\n")
     if not stream.entries:
         run.err.write(f"no entries matched in {run.request.window.span()}\n")
-        run.err.write(
-            EMPTY_HINTS.get(
-                run.action.name,
-                "an empty result is not a clean result "
-                "until --action=preflight passes; widen with "
-                "--min_severity=WARNING or --extra_terms",
-            )
-            + "\n"
-        )
+        run.err.write((run.action.empty_hint or EMPTY_HINT) + "\n")
     else:
         run.err.write(f"{len(stream.entries)} entries\n")
     return 0
@@ -99,7 +90,7 @@ def run_action(run: Run) -> int:
     request = run.request
     if run.action.needs_nodes and request.nodes is None:
         run = dataclasses.replace(run, request=_with_nodes(run))
-    queries = run.action.build(run.request)
+    queries = run.action.queries(run.request)
     for query in queries:
         compile_checked(query.filter)
     if not queries:
@@ -112,5 +103,5 @@ def run_action(run: Run) -> int:
     if run.source is None:
         run.print_queries(queries)
         return 0
-    marker = reports.node_marker(run.request) if run.action.name == "node-ooms" else None
+    marker = reports.node_marker(run.request) if run.action.marks_nodes else None
     return _run_entries(run, queries, marker)
