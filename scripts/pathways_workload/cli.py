@@ -215,7 +215,7 @@ def _cloud_source(project: str | None, err: TextIO) -> Source:
     return CloudSource(project, err=err)
 
 
-def _prepare(args: argparse.Namespace, clock: Clock, err: TextIO) -> Run:
+def _prepare(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> Run:
     action = ACTIONS[args.action]
     tgt = target_from(args)
     if action.needs_workload:
@@ -234,7 +234,7 @@ def _prepare(args: argparse.Namespace, clock: Clock, err: TextIO) -> Run:
     err.write(window.describe() + "\n")
     issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
     request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
-    return Run(action, request, source, tgt.project, sys.stdout, err, args.format == "json")
+    return Run(action, request, source, tgt.project, out, err, args.format == "json")
 
 
 def _only_duration(flags: WindowFlags) -> bool:
@@ -255,8 +255,7 @@ def main(
     err = err or sys.stderr
     try:
         args = build_parser().parse_args(argv)
-        run = _prepare(args, clock, err)
-        run.out = out
+        run = _prepare(args, clock, out, err)
         return run_action(run)
     except ToolError as error:
         err.write(f"error: {error}\n")

@@ -12,6 +12,7 @@ from pathways_workload.describe import (
     message,
     node_of,
     pod_of,
+    resource_labels,
     resource_type,
     severity,
 )
@@ -141,7 +142,7 @@ def source_of(entry: Entry) -> str:
         return "pod-event"
     if kind in ("k8s_cluster", "gke_nodepool"):
         return "cluster-event"
-    namespace = entry.get("resource", {}).get("labels", {}).get("namespace_name")
+    namespace = resource_labels(entry).get("namespace_name")
     return "controller" if namespace == "jobset-system" else "container"
 
 
