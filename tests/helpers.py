@@ -7,6 +7,9 @@ import itertools
 from typing import Any
 
 from pathways_workload.cli import main
+from pathways_workload.plan import Results
+from pathways_workload.query import Query, Request
+from pathways_workload.registry import Action
 
 PROJECT = "pw-demo"
 CLUSTER = "pw-cluster"
@@ -150,3 +153,9 @@ def scheduled_event(
         "severity": "INFO",
         "timestamp": timestamp,
     }
+
+
+def queries_of(action: Action, request: Request) -> list[Query]:
+    """The queries of every stage of an action, for a request that already knows its nodes."""
+    request = action.request_for(request)
+    return [fetch.query for stage in action.stages for fetch in stage.build(request, Results())]

@@ -7,9 +7,11 @@ import subprocess
 
 import pytest
 
-from pathways_workload.actions import ACTIONS, discovery_queries
+from pathways_workload.actions.node_level import NODE_DISCOVERY
 from pathways_workload.lql import compile_filter
+from pathways_workload.plan import Results
 from pathways_workload.query import Options, Request
+from pathways_workload.registry import ACTIONS
 from pathways_workload.target import Target, Workload
 from pathways_workload.terms import (
     PROXY_CONTAINERS,
@@ -20,7 +22,7 @@ from pathways_workload.terms import (
 )
 from pathways_workload.timestamps import parse_timestamp_ns
 from pathways_workload.window import Window
-from tests.helpers import CLUSTER, LOCATION, PROJECT, container_entry, run_cli
+from tests.helpers import CLUSTER, LOCATION, PROJECT, container_entry, queries_of, run_cli
 
 WINDOW = Window(
     parse_timestamp_ns("2026-10-22T11:10:00Z"), parse_timestamp_ns("2026-10-22T12:10:00Z")
@@ -48,7 +50,7 @@ def request(**options: object) -> Request:
 
 @pytest.mark.parametrize("name", sorted(ACTIONS))
 def test_every_filter_parses_and_is_bounded(name: str) -> None:
-    queries = ACTIONS[name].queries(request())
+    queries = queries_of(ACTIONS[name], request())
     assert queries
     for query in queries:
         compile_filter(query.filter)
@@ -63,7 +65,7 @@ def test_window_excludes_entries_outside(name: str) -> None:
         "Check failed: boom", severity="CRITICAL", timestamp="2026-10-22T12:10:00.000000001Z"
     )
     assert not any(
-        compile_filter(q.filter).matches(entry) for q in ACTIONS[name].queries(request())
+        compile_filter(q.filter).matches(entry) for q in queries_of(ACTIONS[name], request())
     )
 
 
@@ -78,20 +80,20 @@ def test_container_actions_never_return_the_unrelated_jobset(name: str, containe
         container=container,
         severity="CRITICAL",
     )
-    for query in ACTIONS[name].queries(request()):
+    for query in queries_of(ACTIONS[name], request()):
         assert not compile_filter(query.filter).matches(unrelated)
 
 
 @pytest.mark.parametrize("container", ALL_CONTAINERS)
 def test_crash_sweep_sees_every_container(container: str) -> None:
     entry = container_entry("Check failed: x.ok()", container=container, severity="ERROR")
-    (query,) = ACTIONS["errors"].queries(request())
+    (query,) = queries_of(ACTIONS["errors"], request())
     assert compile_filter(query.filter).matches(entry)
 
 
 def test_crash_sweep_ignores_plain_error_severity() -> None:
     """GKE marks every stderr line ERROR; the sweep needs a signature or a fatal severity."""
-    (query,) = ACTIONS["errors"].queries(request())
+    (query,) = queries_of(ACTIONS["errors"], request())
     compiled = compile_filter(query.filter)
     assert not compiled.matches(
         container_entry(
@@ -105,20 +107,20 @@ def test_crash_sweep_ignores_plain_error_severity() -> None:
 
 
 def test_terms_match_messages_not_pod_names() -> None:
-    (query,) = ACTIONS["errors"].queries(request())
+    (query,) = queries_of(ACTIONS["errors"], request())
     entry = container_entry("started fine", pod="llama-train-worker-0-0-oomkilled", severity="INFO")
     assert not compile_filter(query.filter).matches(entry)
 
 
 def test_extra_terms_widen_the_search() -> None:
-    (query,) = ACTIONS["workers"].queries(request(extra_terms=("my own marker",)))
+    (query,) = queries_of(ACTIONS["workers"], request(extra_terms=("my own marker",)))
     entry = container_entry("here is MY OWN MARKER", severity="INFO")
     assert compile_filter(query.filter).matches(entry)
 
 
 def test_discovery_queries_parse() -> None:
-    for query in discovery_queries(request()):
-        compile_filter(query.filter)
+    for fetch in NODE_DISCOVERY.build(request(), Results()):
+        compile_filter(fetch.query.filter)
 
 
 @pytest.mark.parametrize("name", sorted(set(ACTIONS) - {"preflight"}))

@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from pathways_workload.cli import build_parser, options_from
-from pathways_workload.executor import shape
 from pathways_workload.query import Query
+from pathways_workload.shaping import shape
 from pathways_workload.sources.base import Fetch, Result
 from pathways_workload.sources.cloud import CloudSource
 from tests.fake_logging import PROJECT, WORKER_NODES, FakeLogging, point_at, sample_incident

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
+from pathways_workload import USAGE_TOKENS
 from pathways_workload.errors import AccessError
 from pathways_workload.query import Query
-from pathways_workload.render import USAGE_TOKENS
 from pathways_workload.sources import credentials
 from pathways_workload.sources.base import Fetch, sort_key
 from pathways_workload.sources.cloud import CloudSource

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pathways_workload.actions import ACTIONS
 from pathways_workload.cli import build_parser
+from pathways_workload.registry import ACTIONS
 from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,23 +13,23 @@ from typing import Any
 
 import pytest
 
-from pathways_workload.actions import ACTIONS
 from pathways_workload.query import Options, Request
+from pathways_workload.registry import ACTIONS
 from pathways_workload.sources.base import Fetch
 from pathways_workload.sources.files import FileSource
 from pathways_workload.target import Target, parse_workload
 from pathways_workload.timestamps import parse_timestamp_ns
-from pathways_workload.triage.queries import triage_fetches
+from pathways_workload.triage.fetches import triage_fetches
 from pathways_workload.window import Window
-from tests.helpers import container_entry
+from tests.helpers import container_entry, queries_of
 from tests.test_incidents import INCIDENTS, NAMES, expected
 
 
 def _fetches(target: Target, window: Window, nodes: tuple[str, ...]) -> list[Fetch]:
     request = Request(target, window, Options(filter_text="severity>=WARNING"), nodes)
-    queries = [q for action in ACTIONS.values() for q in action.queries(request)]
+    queries = [q for action in ACTIONS.values() for q in queries_of(action, request)]
     return [Fetch(q, 50, order) for q in queries for order in ("asc", "desc")] + triage_fetches(
-        request
+        ACTIONS["triage"].request_for(request)
     )
 
 
@@ -77,14 +77,15 @@ def test_escapes_non_ascii_and_severity_only_lines(tmp_path: Path) -> None:
         container_entry("path with a slash \\/ Check failed"),
     ]
     fetch = Fetch(
-        ACTIONS["errors"].queries(
+        queries_of(
+            ACTIONS["errors"],
             Request(
                 Target(workloads=(parse_workload("jobset:llama-train"),)),
                 Window(
                     parse_timestamp_ns("2026-10-22T11:00:00Z"),
                     parse_timestamp_ns("2026-10-22T12:00:00Z"),
                 ),
-            )
+            ),
         )[0],
         100,
     )

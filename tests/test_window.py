@@ -6,7 +6,7 @@ import pytest
 
 from pathways_workload.errors import UsageError
 from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
-from pathways_workload.window import Window, WindowFlags, parse_duration_ns, resolve_window
+from pathways_workload.window import Window, WindowFlags, parse_flag_duration_ns, resolve_window
 
 NOW = parse_timestamp_ns("2026-10-22T12:00:00Z")
 MINUTE = 60 * 10**9
@@ -82,8 +82,8 @@ def test_bad_window_flags(flags: WindowFlags, message: str) -> None:
 
 
 def test_durations() -> None:
-    assert parse_duration_ns("1h30m") == 90 * MINUTE
-    assert parse_duration_ns("2d") == 48 * 60 * MINUTE
+    assert parse_flag_duration_ns("1h30m") == 90 * MINUTE
+    assert parse_flag_duration_ns("2d") == 48 * 60 * MINUTE
 
 
 @pytest.mark.parametrize(

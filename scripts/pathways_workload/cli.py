@@ -12,16 +12,18 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO
 
 from pathways_workload import __version__, target
-from pathways_workload.actions import ACTIONS
 from pathways_workload.errors import ToolError, UsageError
 from pathways_workload.query import SEVERITIES, Options, Request
-from pathways_workload.runner import Run, run_action
+from pathways_workload.registry import ACTIONS, Action
+from pathways_workload.runner import Output, run_action
 from pathways_workload.sources.base import Source
 from pathways_workload.sources.files import FileSource
 from pathways_workload.timestamps import parse_timestamp_ns
-from pathways_workload.window import WindowFlags, resolve_window
+from pathways_workload.window import Window, WindowFlags, resolve_window
 
 Clock = Callable[[], int]
+# A bug in the tool (EX_SOFTWARE), apart from 1, a check that ran and failed.
+INTERNAL_ERROR = 70
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
         "with --logs_file it replays recorded exports offline.",
         epilog=f"actions:\n{actions_help}\n\nexit codes: 0 ok (also when nothing matched), "
         "1 a check failed, 2 bad arguments or filter, 3 no credentials or permission, "
-        "4 Cloud Logging failed after retries, 5 unreadable or corrupt input file",
+        "4 Cloud Logging failed after retries, 5 unreadable or corrupt input file, "
+        "70 a bug in this tool",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -169,26 +172,20 @@ def _split(values: Sequence[str]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
-def target_from(args: argparse.Namespace) -> target.Target:
-    """The target flags, validated."""
-    workloads = [target.parse_workload(spec) for spec in args.workload]
-    for kind, flag in (("jobset", "jobset_name"), ("lws", "lws_name"), ("job", "job_name")):
-        if getattr(args, flag) is not None:
-            workloads.append(target.Workload(kind, target.check_name(flag, getattr(args, flag))))
-    if args.pod_prefix is not None:
-        workloads.append(target.Workload("pod", target.check_pod_prefix(args.pod_prefix)))
-    return target.Target(
-        project=args.project and target.check_project(args.project),
-        cluster_name=args.cluster_name and target.check_name("cluster_name", args.cluster_name),
-        location=args.location and target.check_location(args.location),
-        namespace=target.check_name("namespace", args.namespace),
-        workloads=tuple(dict.fromkeys(workloads)),
-        node_names=tuple(
-            target.check_name("node_names", n) for n in _split([args.node_names or ""])
-        ),
-        container_names=tuple(
-            target.check_name("container_names", n) for n in _split([args.container_names or ""])
-        ),
+def target_flags(args: argparse.Namespace) -> target.TargetFlags:
+    """The target flags as given."""
+    return target.TargetFlags(
+        project=args.project,
+        cluster_name=args.cluster_name,
+        location=args.location,
+        namespace=args.namespace,
+        jobset_name=args.jobset_name,
+        lws_name=args.lws_name,
+        job_name=args.job_name,
+        pod_prefix=args.pod_prefix,
+        workload=tuple(args.workload),
+        node_names=_split([args.node_names or ""]),
+        container_names=_split([args.container_names or ""]),
     )
 
 
@@ -215,32 +212,37 @@ def _cloud_source(project: str | None, err: TextIO) -> Source:
     return CloudSource(project, err=err)
 
 
-def _prepare(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> Run:
-    action = ACTIONS[args.action]
-    tgt = target_from(args)
-    if action.needs_workload:
-        target.require_workload(tgt, action.name)
-    flags = WindowFlags(args.start_time, args.end_time, args.duration, args.issue_time)
-    source: Source | None = None
-    if args.logs_file:
-        files = FileSource(args.logs_file)
-        span = None if flags.any_given() and not _only_duration(flags) else files.span()
-        window = resolve_window(flags, span.end_ns if span else clock(), span)
-        source = files
-    else:
-        window = resolve_window(flags, clock())
-        if args.execute or action.name == "preflight":
-            source = _cloud_source(tgt.project, err)
-    err.write(window.describe() + "\n")
-    issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
-    request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
-    return Run(action, request, source, tgt.project, out, err, args.format == "json")
-
-
 def _only_duration(flags: WindowFlags) -> bool:
     return flags.duration is not None and not (
         flags.start_time or flags.end_time or flags.issue_time
     )
+
+
+def _source_and_window(
+    args: argparse.Namespace, action: Action, project: str | None, clock: Clock, err: TextIO
+) -> tuple[Source | None, Window]:
+    """Where entries come from, and the window: the flags', else the export's span or the hour."""
+    flags = WindowFlags(args.start_time, args.end_time, args.duration, args.issue_time)
+    if args.logs_file:
+        files = FileSource(args.logs_file)
+        span = None if flags.any_given() and not _only_duration(flags) else files.span()
+        return files, resolve_window(flags, span.end_ns if span else clock(), span)
+    window = resolve_window(flags, clock())
+    if args.execute or action.runs_without_execute:
+        return _cloud_source(project, err), window
+    return None, window
+
+
+def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> int:
+    action = ACTIONS[args.action]
+    tgt = target.from_flags(target_flags(args))
+    if action.needs_workload:
+        target.require_workload(tgt, action.name)
+    source, window = _source_and_window(args, action, tgt.project, clock, err)
+    err.write(window.describe() + "\n")
+    issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
+    request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
+    return run_action(action, request, source, Output(out, err, args.format == "json"))
 
 
 def main(
@@ -255,8 +257,7 @@ def main(
     err = err or sys.stderr
     try:
         args = build_parser().parse_args(argv)
-        run = _prepare(args, clock, out, err)
-        return run_action(run)
+        return _run(args, clock, out, err)
     except ToolError as error:
         err.write(f"error: {error}\n")
         return error.exit_code
@@ -267,7 +268,7 @@ def main(
         return 0
     except Exception as error:
         err.write(f"internal error: {type(error).__name__}: {error} (please report this)\n")
-        return 1
+        return INTERNAL_ERROR
 
 
 def console_main() -> int:

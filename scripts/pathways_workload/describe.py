@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pathways_workload import labels
 from pathways_workload.sources.base import Entry
-from pathways_workload.target import NODE_LABEL
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -39,7 +39,7 @@ def container_of(entry: Entry) -> str | None:
 def node_of(entry: Entry) -> str | None:
     """The node (GCE instance) an entry is about, wherever the entry says it."""
     for value in (
-        entry_labels(entry).get(NODE_LABEL),
+        entry_labels(entry).get(labels.NODE),
         resource_labels(entry).get("node_name"),
         _instance_from_audit(entry),
         _dict(_dict(entry.get("jsonPayload")).get("source")).get("host"),

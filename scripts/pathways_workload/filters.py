@@ -6,10 +6,12 @@ user-supplied string can close its quotes or add a clause.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
 from pathways_workload.errors import UsageError
+from pathways_workload.lql import CompiledFilter, LqlError, compile_filter
 from pathways_workload.window import Window
 
 MESSAGE_FIELDS = ("textPayload", "jsonPayload.message", "jsonPayload.MESSAGE")
@@ -76,3 +78,12 @@ def within(window: Window) -> str:
 
 def log_id(name: str) -> str:
     return f"log_id({quote(name)})"
+
+
+@functools.lru_cache(maxsize=64)
+def compile_checked(text: str) -> CompiledFilter:
+    """Compile a filter (once per text), the engine's error turned into a usage error."""
+    try:
+        return compile_filter(text)
+    except LqlError as error:
+        raise UsageError(error.render()) from None

@@ -18,7 +18,6 @@ SEVERITIES = (
     "ALERT",
     "EMERGENCY",
 )
-NODES_PLACEHOLDER = "NODES-FROM-THE-DISCOVERY-QUERY-ABOVE"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,13 +48,18 @@ class Options:
 
 @dataclasses.dataclass(frozen=True)
 class Request:
-    """Everything a builder needs; `nodes` is None until the workload's nodes are known."""
+    """Everything a builder needs.
+
+    `floor` is the severity floor: --min_severity, else the action's default.
+    `nodes` is None until the workload's nodes are known.
+    """
 
     target: Target
     window: Window
     options: Options = Options()
     nodes: tuple[str, ...] | None = None
     issue_ns: int | None = None
+    floor: str = "DEFAULT"
 
     def with_nodes(self, nodes: tuple[str, ...]) -> Request:
         return dataclasses.replace(self, nodes=nodes)

@@ -14,7 +14,12 @@ from pathways_workload.sources.base import Entry
 
 @dataclasses.dataclass(frozen=True)
 class Scenario:
-    """A known failure: the message substrings and event reasons that identify it."""
+    """A known failure: the message substrings and event reasons that identify it.
+
+    Roles: `hang` is the scenario of a run that stopped without an error;
+    `teardown` names the signal Kubernetes sends when it stops containers, so
+    after another failure it is only the consequence of that failure.
+    """
 
     number: int
     title: str
@@ -22,6 +27,8 @@ class Scenario:
     fix: str
     substrings: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
+    hang: bool = False
+    teardown: bool = False
 
 
 SCENARIOS = (
@@ -69,6 +76,7 @@ SCENARIOS = (
         "find what sent it: infrastructure interruptions and pod events, or the earlier "
         "failure that made the JobSet restart",
         substrings=("SIGTERM",),
+        teardown=True,
     ),
     Scenario(
         5,
@@ -147,6 +155,7 @@ SCENARIOS = (
         "find the component that went quiet first and read its last lines; check the "
         "Megascale hang detectors and pending or restarted pods",
         substrings=("HANG_DETECTED", "Megascale detects a hang"),
+        hang=True,
     ),
     Scenario(
         15,
@@ -158,7 +167,8 @@ SCENARIOS = (
         substrings=("Still waiting to acquire semaphore", "Recv completion error"),
     ),
 )
-BY_NUMBER = {scenario.number: scenario for scenario in SCENARIOS}
+HANG = next(scenario for scenario in SCENARIOS if scenario.hang)
+TEARDOWN = next(scenario for scenario in SCENARIOS if scenario.teardown)
 
 
 def match(entry: Entry) -> Scenario | None:

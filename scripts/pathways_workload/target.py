@@ -1,28 +1,18 @@
-"""Which workload to look at, and the filter clauses that select its entries.
+"""Which workload to look at: the target flags, validated.
 
-A workload is selected by the labels its pods carry wherever the entries carry
-them (container lines, pod events), never by a pod-name prefix alone: `train`
-is a prefix of a different JobSet `train-eval`.
+Names are checked the way Kubernetes and Google Cloud would accept them, so
+no flag value can carry quotes, spaces or parentheses into a filter.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 
-from pathways_workload import filters
 from pathways_workload.errors import UsageError
 
 WORKLOAD_KINDS = ("jobset", "lws", "job", "pod")
-JOBSET_NAME_LABEL = "k8s-pod/jobset_sigs_k8s_io/jobset-name"
-LWS_NAME_LABEL = "k8s-pod/leaderworkerset_sigs_k8s_io/name"
-JOB_NAME_LABEL = "k8s-pod/batch_kubernetes_io/job-name"
-LWS_GROUP_LABEL = "k8s-pod/leaderworkerset_sigs_k8s_io/group-index"
-NODE_LABEL = "compute.googleapis.com/resource_name"
-OWNER_TYPE_LABEL = "logging.gke.io/top_level_controller_type"
-OWNER_NAME_LABEL = "logging.gke.io/top_level_controller_name"
-# Replicated-job names the Pathways launchers use; a JobSet's Jobs are `<jobset>-<rjob>-<index>`.
-REPLICATED_JOB_NAMES = ("pathways-head", "worker", "pathways-worker", "head", "rm", "proxy")
 
 _KUBE_NAME_RE = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
 _POD_PREFIX_RE = re.compile(r"[a-z0-9][-a-z0-9.]*")
@@ -52,6 +42,23 @@ class Target:
     workloads: tuple[Workload, ...] = ()
     node_names: tuple[str, ...] = ()
     container_names: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class TargetFlags:
+    """The target flags as given on the command line (None where not passed)."""
+
+    project: str | None = None
+    cluster_name: str | None = None
+    location: str | None = None
+    namespace: str = "default"
+    jobset_name: str | None = None
+    lws_name: str | None = None
+    job_name: str | None = None
+    pod_prefix: str | None = None
+    workload: Sequence[str] = ()
+    node_names: Sequence[str] = ()
+    container_names: Sequence[str] = ()
 
 
 def check_name(flag: str, value: str, pattern: re.Pattern[str] = _KUBE_NAME_RE) -> str:
@@ -90,70 +97,33 @@ def check_pod_prefix(value: str) -> str:
     return check_name("pod_prefix", value, _POD_PREFIX_RE)
 
 
-def _cluster_clauses(target: Target) -> list[str]:
-    clauses = []
-    if target.cluster_name:
-        clauses.append(filters.equals("resource.labels.cluster_name", target.cluster_name))
-    if target.location:
-        clauses.append(filters.equals("resource.labels.location", target.location))
-    return clauses
+def _workloads(flags: TargetFlags) -> tuple[Workload, ...]:
+    workloads = [parse_workload(spec) for spec in flags.workload]
+    for kind, flag, name in (
+        ("jobset", "jobset_name", flags.jobset_name),
+        ("lws", "lws_name", flags.lws_name),
+        ("job", "job_name", flags.job_name),
+    ):
+        if name is not None:
+            workloads.append(Workload(kind, check_name(flag, name)))
+    if flags.pod_prefix is not None:
+        workloads.append(Workload("pod", check_pod_prefix(flags.pod_prefix)))
+    return tuple(dict.fromkeys(workloads))
 
 
-def cluster_scope(resource_type: str, target: Target, namespaced: bool) -> str:
-    """`resource.type` plus cluster, location and (for namespaced types) namespace."""
-    clauses = [filters.equals("resource.type", resource_type), *_cluster_clauses(target)]
-    if namespaced:
-        clauses.append(filters.equals("resource.labels.namespace_name", target.namespace))
-    return filters.all_of(clauses)
-
-
-def _pod_name_prefix(prefix: str) -> str:
-    return f'resource.labels.pod_name=~"^{filters.regex_literal(prefix)}"'
-
-
-def _container_clause(workload: Workload) -> str:
-    if workload.kind == "jobset":
-        return filters.equals(filters.label(JOBSET_NAME_LABEL), workload.name)
-    if workload.kind == "lws":
-        return filters.equals(filters.label(LWS_NAME_LABEL), workload.name)
-    if workload.kind == "job":
-        return filters.equals(filters.label(JOB_NAME_LABEL), workload.name)
-    return _pod_name_prefix(workload.name)
-
-
-def _owner(kind: str, name: str) -> str:
-    owner_type = filters.equals(filters.label(OWNER_TYPE_LABEL), kind)
-    return f"{owner_type} AND {filters.equals(filters.label(OWNER_NAME_LABEL), name)}"
-
-
-def _pod_event_clause(workload: Workload) -> str:
-    if workload.kind == "jobset":
-        return "(" + _owner("JobSet", workload.name) + ")"
-    if workload.kind == "job":
-        return "(" + _owner("Job", workload.name) + ")"
-    if workload.kind == "lws":
-        # LWS pods are `<lws>-<group>` (leader) and `<lws>-<group>-<worker>`.
-        name = filters.regex_literal(workload.name)
-        return f'resource.labels.pod_name=~"^{name}-[0-9]+(-[0-9]+)?$"'
-    return _pod_name_prefix(workload.name)
-
-
-def _object_event_clause(workload: Workload) -> str | None:
-    kind_field, name_field = "jsonPayload.involvedObject.kind", "jsonPayload.involvedObject.name"
-    if workload.kind == "jobset":
-        jobs = "|".join(REPLICATED_JOB_NAMES)
-        name = filters.regex_literal(workload.name)
-        return filters.any_of(
-            [
-                f'({kind_field}="JobSet" AND {filters.equals(name_field, workload.name)})',
-                f'({kind_field}="Job" AND {name_field}=~"^{name}-({jobs})-[0-9]+$")',
-            ]
-        )
-    if workload.kind == "lws":
-        return f'({kind_field}="LeaderWorkerSet" AND {filters.equals(name_field, workload.name)})'
-    if workload.kind == "job":
-        return f'({kind_field}="Job" AND {filters.equals(name_field, workload.name)})'
-    return None
+def from_flags(flags: TargetFlags) -> Target:
+    """The target the flags describe, every value validated."""
+    return Target(
+        project=flags.project and check_project(flags.project),
+        cluster_name=flags.cluster_name and check_name("cluster_name", flags.cluster_name),
+        location=flags.location and check_location(flags.location),
+        namespace=check_name("namespace", flags.namespace),
+        workloads=_workloads(flags),
+        node_names=tuple(check_name("node_names", name) for name in flags.node_names),
+        container_names=tuple(
+            check_name("container_names", name) for name in flags.container_names
+        ),
+    )
 
 
 def require_workload(target: Target, action: str) -> None:
@@ -162,64 +132,3 @@ def require_workload(target: Target, action: str) -> None:
             f"--action={action} needs the workload: pass --jobset_name, --lws_name, --job_name, "
             "--pod_prefix or --workload=KIND:NAME (--action=pods lists the candidates)"
         )
-
-
-def container_lines(target: Target, containers: tuple[str, ...] = ()) -> str:
-    """Container log lines of the workload's pods, optionally of some containers only."""
-    clauses = [
-        cluster_scope("k8s_container", target, namespaced=True),
-        filters.any_of(_container_clause(workload) for workload in target.workloads),
-    ]
-    names = target.container_names or containers
-    if names:
-        clauses.append(filters.one_of("resource.labels.container_name", names))
-    return filters.all_of(clauses)
-
-
-def _pod_selector(target: Target) -> str:
-    """The workload's pods as `k8s_pod` entries (events carry owner labels only)."""
-    return filters.all_of(
-        [
-            cluster_scope("k8s_pod", target, namespaced=True),
-            filters.any_of(_pod_event_clause(workload) for workload in target.workloads),
-        ]
-    )
-
-
-def _object_selector(target: Target) -> str:
-    """The workload's JobSet, LeaderWorkerSet and Jobs as `k8s_cluster` entries, or ""."""
-    present = [c for c in map(_object_event_clause, target.workloads) if c]
-    if not present:
-        return ""
-    return filters.all_of(
-        [
-            cluster_scope("k8s_cluster", target, namespaced=False),
-            filters.equals("jsonPayload.involvedObject.namespace", target.namespace),
-            filters.any_of(present),
-        ]
-    )
-
-
-def pod_events(target: Target) -> str:
-    """Kubernetes events of the workload's pods."""
-    return filters.all_of([filters.log_id("events"), _pod_selector(target)])
-
-
-def object_events(target: Target) -> str:
-    """Events of the workload's JobSet, LeaderWorkerSet and Jobs, or "" for bare pods."""
-    selector = _object_selector(target)
-    return filters.all_of([filters.log_id("events"), selector]) if selector else ""
-
-
-def workload_events(target: Target) -> str:
-    """Events of the workload's pods and of the objects that own them."""
-    return filters.all_of(
-        [
-            filters.log_id("events"),
-            filters.any_of([_pod_selector(target), _object_selector(target)]),
-        ]
-    )
-
-
-def node_names_clause(field: str, nodes: tuple[str, ...]) -> str:
-    return filters.one_of(field, nodes)

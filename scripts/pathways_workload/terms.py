@@ -11,7 +11,6 @@ PROXY_CONTAINERS = ("pathways-proxy",)
 RM_CONTAINERS = ("pathways-rm",)
 WORKER_CONTAINERS = ("pathways-worker",)
 SIDECAR_CONTAINERS = ("colocated-python-sidecar", "python-sidecar")
-PATHWAYS_CONTAINERS = PROXY_CONTAINERS + RM_CONTAINERS + WORKER_CONTAINERS
 
 CRASH_TERMS = (
     "Segmentation fault",

@@ -51,7 +51,7 @@ class WindowFlags:
         return any(value is not None for value in dataclasses.astuple(self))
 
 
-def parse_duration_ns(text: str) -> int:
+def parse_flag_duration_ns(text: str) -> int:
     """Parse `30m`, `1h`, `1h30m`, `90s`, `2d` to nanoseconds; it must be positive."""
     match = _DURATION_RE.fullmatch(text.strip())
     if not text.strip() or match is None:
@@ -104,16 +104,16 @@ def resolve_window(flags: WindowFlags, now_ns: int | None, span: Window | None =
         )
     elif flags.start_time is not None:
         start = _timestamp("start_time", flags.start_time)
-        window = Window(start, start + parse_duration_ns(flags.duration or DEFAULT_DURATION))
+        window = Window(start, start + parse_flag_duration_ns(flags.duration or DEFAULT_DURATION))
     elif flags.end_time is not None:
         end = _timestamp("end_time", flags.end_time)
-        window = Window(end - parse_duration_ns(flags.duration or DEFAULT_DURATION), end)
+        window = Window(end - parse_flag_duration_ns(flags.duration or DEFAULT_DURATION), end)
     elif span is not None and flags.duration is None:
         return span
     else:
         if now_ns is None:
             raise UsageError("give the window: --issue_time, or --start_time/--end_time")
-        window = Window(now_ns - parse_duration_ns(flags.duration or DEFAULT_DURATION), now_ns)
+        window = Window(now_ns - parse_flag_duration_ns(flags.duration or DEFAULT_DURATION), now_ns)
     if window.start_ns > window.end_ns:
         raise UsageError(
             f"the window starts after it ends ({window.start} > {window.end}); "

@@ -39,7 +39,7 @@ Choices where the documentation is silent (each pinned by a test in tests/lql):
 """
 
 from pathways_workload.lql.compiled import CompiledFilter, compile_filter
-from pathways_workload.lql.errors import (
+from pathways_workload.lql.diagnostics import (
     LqlError,
     LqlLimitError,
     LqlSyntaxError,

@@ -21,7 +21,7 @@ DELIMITERS = re.compile(r"[\[\]<>(){}|!;,'\"*&?+/:=@.\-$%\\_\s]+")
 
 
 @dataclasses.dataclass(frozen=True)
-class Query:
+class SearchQuery:
     """A parsed SEARCH query: tokens that must be present, phrases that must be consecutive."""
 
     tokens: frozenset[str]
@@ -34,7 +34,7 @@ def tokens(text: str) -> list[str]:
     return [token for token in DELIMITERS.split(folded) if token]
 
 
-def parse_query(text: str) -> Query:
+def parse_query(text: str) -> SearchQuery:
     """Parse a SEARCH query string.
 
     Raises:
@@ -52,10 +52,10 @@ def parse_query(text: str) -> Query:
             phrases.append(tuple(cut))
     if not required:
         raise ValueError("the SEARCH query has no token to search for")
-    return Query(frozenset(required), tuple(phrases))
+    return SearchQuery(frozenset(required), tuple(phrases))
 
 
-def matches(query: Query, token_lists: list[list[str]], present: frozenset[str]) -> bool:
+def matches(query: SearchQuery, token_lists: list[list[str]], present: frozenset[str]) -> bool:
     """Tell whether texts (as token lists, with `present` their union) satisfy a query."""
     if not query.tokens <= present:
         return False

@@ -23,7 +23,7 @@ from typing import Any
 
 import re2
 
-from pathways_workload.lql import access, errors, fields, nodes, values
+from pathways_workload.lql import access, diagnostics, fields, nodes, values
 
 # Operators as functions of (field value, literal); `:` on non-strings is equality.
 ORDERING = {
@@ -63,7 +63,7 @@ def _severity_key(value: object) -> object:
 
 def _duration_key(value: object) -> object:
     """A Duration field, written as text such as "0.5s"."""
-    return values.parse_duration_ns(value) if isinstance(value, str) else None
+    return values.parse_field_duration_ns(value) if isinstance(value, str) else None
 
 
 def _integer_key(value: object) -> object:
@@ -96,7 +96,7 @@ KEY_CONVERTERS: Mapping[str, Callable[[object], object]] = {
 LITERAL_CONVERTERS: Mapping[str, Callable[[str], object]] = {
     fields.SEVERITY: values.parse_severity,
     fields.TIMESTAMP: values.timestamp_key,
-    fields.DURATION: values.parse_duration_ns,
+    fields.DURATION: values.parse_field_duration_ns,
     fields.INTEGER: values.parse_integer,
     fields.BOOLEAN: values.parse_bool,
 }
@@ -130,7 +130,7 @@ def text_check(op: str, literal: nodes.Literal, filter_text: str) -> TextCheck:
     """Build the check of `op literal` on a text field.
 
     Raises:
-        errors.LqlSyntaxError: `op` is a regex operator and the pattern is invalid.
+        diagnostics.LqlSyntaxError: `op` is a regex operator and the pattern is invalid.
     """
     if op in REGEX_OPERATORS:
         return TextCheck(_regex_test(op, literal, filter_text), folds=False)
@@ -216,7 +216,7 @@ def regex_search(literal: nodes.Literal, filter_text: str) -> Callable[[str], ob
     """Compile an RE2 pattern quietly (RE2 would log errors to stderr); return its search.
 
     Raises:
-        errors.LqlSyntaxError: the pattern is not a valid RE2 expression.
+        diagnostics.LqlSyntaxError: the pattern is not a valid RE2 expression.
     """
     options = re2.Options()
     options.log_errors = False
@@ -230,9 +230,9 @@ def regex_search(literal: nodes.Literal, filter_text: str) -> Callable[[str], ob
     else:
         search: Callable[[str], object] = pattern.search
         return search
-    raise errors.LqlSyntaxError(
-        f"invalid regular expression {errors.shorten(literal.text)} at "
-        f"{errors.where(filter_text, literal.start)}: {problem}",
+    raise diagnostics.LqlSyntaxError(
+        f"invalid regular expression {diagnostics.shorten(literal.text)} at "
+        f"{diagnostics.position(filter_text, literal.start)}: {problem}",
         filter_text,
         literal.start,
     )

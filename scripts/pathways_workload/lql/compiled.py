@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pathways_workload.lql import compiler, errors, parser, prefilter
+from pathways_workload.lql import compiler, diagnostics, parser, prefilter
 
 
 class CompiledFilter:
@@ -60,11 +60,11 @@ def compile_filter(text: str) -> CompiledFilter:
     """Parse and compile a Logging query language filter.
 
     Raises:
-        errors.LqlError: with `kind` "syntax", "limit", "undefined-field" or
+        diagnostics.LqlError: with `kind` "syntax", "limit", "undefined-field" or
             "unsupported", saying what is wrong and where.
     """
     if not isinstance(text, str):
-        raise errors.LqlSyntaxError(f"a filter is text, not {type(text).__name__}")
+        raise diagnostics.LqlSyntaxError(f"a filter is text, not {type(text).__name__}")
     tree = parser.parse(text)
     predicate = compiler.compile_tree(tree, text)
     return CompiledFilter(text, predicate, prefilter.RawLineTest(tree, text))

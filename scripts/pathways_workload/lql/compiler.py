@@ -18,7 +18,7 @@ import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pathways_workload.lql import access, analyzer, checks, errors, fields, nodes, values
+from pathways_workload.lql import access, analyzer, checks, diagnostics, fields, nodes, values
 
 Entry = Mapping[str, object]
 Memo = dict[str, object]
@@ -60,7 +60,7 @@ def compile_tree(tree: nodes.Node, filter_text: str) -> Predicate:
     """Compile a syntax tree to a predicate.
 
     Raises:
-        errors.LqlError: a path is undefined, or a literal cannot be compiled
+        diagnostics.LqlError: a path is undefined, or a literal cannot be compiled
             (a malformed regular expression or SEARCH query).
     """
     return _Compiler(filter_text).node(tree)
@@ -134,8 +134,8 @@ class _Compiler:
         try:
             query = analyzer.parse_query(node.query.text)
         except ValueError as error:
-            raise errors.LqlSyntaxError(
-                f"{error} (at {errors.where(self._text, node.query.start)})",
+            raise diagnostics.LqlSyntaxError(
+                f"{error} (at {diagnostics.position(self._text, node.query.start)})",
                 self._text,
                 node.query.start,
             ) from error

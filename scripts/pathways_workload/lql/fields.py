@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from pathways_workload.lql import errors, nodes
+from pathways_workload.lql import diagnostics, nodes
 
 # What a resolved path holds. Scalars have a default (the field is
 # "defaulted" when absent); containers are "missing" when absent.
@@ -146,7 +146,7 @@ def resolve(path: nodes.Path, filter_text: str) -> FieldRef:
     """Resolve a path written in a filter against the LogEntry field table.
 
     Raises:
-        errors.LqlUndefinedFieldError: the path names no LogEntry field.
+        diagnostics.LqlUndefinedFieldError: the path names no LogEntry field.
     """
     spec = LOG_ENTRY_FIELDS
     entry_keys: list[str] = []
@@ -155,7 +155,7 @@ def resolve(path: nodes.Path, filter_text: str) -> FieldRef:
             return FieldRef(path.text, tuple(entry_keys), spec.kind, path.components[position:])
         child = _child(spec, component)
         if child is None:
-            raise errors.LqlUndefinedFieldError(
+            raise diagnostics.LqlUndefinedFieldError(
                 _undefined_message(path, spec, component, filter_text), filter_text, path.start
             )
         spec = child
@@ -174,7 +174,8 @@ def _child(spec: FieldSpec, name: str) -> FieldSpec | None:
 
 def _undefined_message(path: nodes.Path, spec: FieldSpec, component: str, text: str) -> str:
     """Say why a path is undefined."""
-    start = f"unknown field {errors.shorten(path.text)} at {errors.where(text, path.start)}"
+    where = diagnostics.position(text, path.start)
+    start = f"unknown field {diagnostics.shorten(path.text)} at {where}"
     if spec is LOG_ENTRY_FIELDS:
         return (
             f"{start}: a field path starts with a LogEntry field such as textPayload, "
@@ -182,4 +183,4 @@ def _undefined_message(path: nodes.Path, spec: FieldSpec, component: str, text: 
         )
     if spec.kind == MESSAGE:
         return f"{start}: {spec.name} has only {', '.join(child.name for child in spec.children)}"
-    return f"{start}: {spec.name} has no field {errors.shorten(component)}"
+    return f"{start}: {spec.name} has no field {diagnostics.shorten(component)}"

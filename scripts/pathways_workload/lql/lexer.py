@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from pathways_workload.lql import errors
+from pathways_workload.lql import diagnostics
 
 KEYWORDS = {"AND": "and", "OR": "or", "NOT": "not"}
 SINGLE_CHARACTER_TOKENS = {"(": "lparen", ")": "rparen", ",": "comma", ".": "dot"}
@@ -70,7 +70,7 @@ def tokenize(text: str) -> list[Token]:
     """Split a filter into tokens, ending with an "eof" token.
 
     Raises:
-        errors.LqlSyntaxError: on an unterminated string, a bad escape or a
+        diagnostics.LqlSyntaxError: on an unterminated string, a bad escape or a
             character that cannot start a token.
     """
     tokens: list[Token] = []
@@ -103,8 +103,9 @@ def _next_token(text: str, start: int) -> Token:
         if text.startswith(operator, start):
             return Token("op", operator, start, start + len(operator))
     if char in STRAY_CHARACTER_HINTS:
-        raise errors.LqlSyntaxError(
-            f"unexpected {char!r} at {errors.where(text, start)}: {STRAY_CHARACTER_HINTS[char]}",
+        raise diagnostics.LqlSyntaxError(
+            f"unexpected {char!r} at {diagnostics.position(text, start)}: "
+            f"{STRAY_CHARACTER_HINTS[char]}",
             text,
             start,
         )
@@ -138,8 +139,8 @@ def _string(text: str, start: int) -> Token:
             break
         decoded, position = _escape(text, position)
         pieces.append(decoded)
-    raise errors.LqlSyntaxError(
-        f"unterminated string starting at {errors.where(text, start)}", text, start
+    raise diagnostics.LqlSyntaxError(
+        f"unterminated string starting at {diagnostics.position(text, start)}", text, start
     )
 
 
@@ -163,8 +164,8 @@ def _escape(text: str, backslash: int) -> tuple[str, int]:
             value = int(digits, 16)
             if value <= 0x10FFFF and not 0xD800 <= value <= 0xDFFF:
                 return chr(value), end
-        raise errors.LqlSyntaxError(
-            f"invalid escape '\\{letter}{digits}' at {errors.where(text, backslash)}: "
+        raise diagnostics.LqlSyntaxError(
+            f"invalid escape '\\{letter}{digits}' at {diagnostics.position(text, backslash)}: "
             f"'\\{letter}' needs {HEX_ESCAPE_DIGITS[letter]} hex digits of a valid character",
             text,
             backslash,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from pathways_workload.lql import errors, lexer, nodes, values
+from pathways_workload.lql import diagnostics, lexer, nodes, values
 
 MAX_FILTER_LENGTH = 20_000
 # Deepest nesting of parentheses and NOTs accepted (this engine's limit, which
@@ -47,12 +47,12 @@ def parse(text: str) -> nodes.Node:
     """Parse a filter into its syntax tree (`nodes.Everything` when empty).
 
     Raises:
-        errors.LqlLimitError: the filter is longer than Cloud Logging accepts.
-        errors.LqlSyntaxError: the filter is not valid.
-        errors.LqlUnsupportedError: it calls a function this engine cannot evaluate.
+        diagnostics.LqlLimitError: the filter is longer than Cloud Logging accepts.
+        diagnostics.LqlSyntaxError: the filter is not valid.
+        diagnostics.LqlUnsupportedError: it calls a function this engine cannot evaluate.
     """
     if len(text) > MAX_FILTER_LENGTH:
-        raise errors.LqlLimitError(
+        raise diagnostics.LqlLimitError(
             f"the filter has {len(text):,} characters; Cloud Logging accepts at most "
             f"{MAX_FILTER_LENGTH:,}",
             text,
@@ -136,7 +136,7 @@ class _Parser:
         """Enter one more level of parentheses or NOT, at `token`, within MAX_NESTING."""
         self._depth += 1
         if self._depth > MAX_NESTING:
-            raise errors.LqlLimitError(
+            raise diagnostics.LqlLimitError(
                 f"the filter nests parentheses and NOTs more than {MAX_NESTING} deep, at "
                 f"{self._where(token)}",
                 self._text,
@@ -207,7 +207,7 @@ class _Parser:
         """Parse `name(arguments)` for a known function."""
         function = name.value.lower()
         if function in UNSUPPORTED_FUNCTIONS:
-            raise errors.LqlUnsupportedError(
+            raise diagnostics.LqlUnsupportedError(
                 f"{name.value}() {UNSUPPORTED_FUNCTIONS[function]}, so it cannot be evaluated "
                 f"offline (at {self._where(name)})",
                 self._text,
@@ -215,7 +215,7 @@ class _Parser:
             )
         if function not in ("search", "log_id"):
             raise self._error(
-                f"unknown function {errors.shorten(name.value)} at {self._where(name)}; "
+                f"unknown function {diagnostics.shorten(name.value)} at {self._where(name)}; "
                 "the functions evaluated here are SEARCH and log_id",
                 name,
             )
@@ -281,7 +281,7 @@ class _Parser:
             if parts[-1].kind != "dot":
                 text = self._text[parts[0].start : parts[-1].end]
                 return nodes.Path(tuple(components), text, parts[0].start)
-        text = errors.shorten(self._text[parts[0].start : parts[-1].end])
+        text = diagnostics.shorten(self._text[parts[0].start : parts[-1].end])
         raise self._error(
             f"malformed field name {text} at {self._where(parts[0])}: join components with "
             "single dots and quote components that contain special characters",
@@ -296,7 +296,7 @@ class _Parser:
             token.kind != "dot" for token in parts
         ):
             return nodes.Literal("".join(token.value for token in parts), False, parts[0].start)
-        text = errors.shorten(self._text[parts[0].start : parts[-1].end])
+        text = diagnostics.shorten(self._text[parts[0].start : parts[-1].end])
         raise self._error(
             f"malformed value {text} at {self._where(parts[0])}: quote the whole value", parts[0]
         )
@@ -323,12 +323,12 @@ class _Parser:
         return token
 
     def _where(self, token: lexer.Token) -> str:
-        return errors.where(self._text, token.start)
+        return diagnostics.position(self._text, token.start)
 
-    def _error(self, message: str, token: lexer.Token) -> errors.LqlSyntaxError:
-        return errors.LqlSyntaxError(message, self._text, token.start)
+    def _error(self, message: str, token: lexer.Token) -> diagnostics.LqlSyntaxError:
+        return diagnostics.LqlSyntaxError(message, self._text, token.start)
 
-    def _expected(self, what: str, token: lexer.Token) -> errors.LqlSyntaxError:
+    def _expected(self, what: str, token: lexer.Token) -> diagnostics.LqlSyntaxError:
         """Say that `what` was expected at `token` (or after the previous one, at the end)."""
         if token.kind == "eof" and self._index > 0:
             previous = self._tokens[self._index - 1]

@@ -136,7 +136,7 @@ def parse_severity(text: str) -> int | None:
     return level
 
 
-def parse_duration_ns(text: str) -> int | None:
+def parse_field_duration_ns(text: str) -> int | None:
     """Convert a duration such as "3.2s", "-5ms" or "0.008142579s" to nanoseconds."""
     match = DURATION_PATTERN.fullmatch(text) if len(text) <= MAX_DURATION_LENGTH else None
     if match is None:

@@ -14,11 +14,16 @@ Entry = dict[str, Any]
 
 @dataclasses.dataclass(frozen=True)
 class Fetch:
-    """Run `query` and return at most `limit` entries, earliest first (or latest for desc)."""
+    """Run `query` and return at most `limit` entries, earliest first (or latest for desc).
+
+    `name` is what the action calls the answer; several fetches may share one
+    (follow-ups, a long list split over several filters).
+    """
 
     query: Query
     limit: int
     order: str = "asc"
+    name: str = ""
 
 
 @dataclasses.dataclass

@@ -18,8 +18,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
+from pathways_workload import USAGE_TOKENS
 from pathways_workload.errors import CloudLoggingError, ToolError, UsageError
-from pathways_workload.render import USAGE_TOKENS
 from pathways_workload.sources import credentials
 from pathways_workload.sources.base import Entry, Fetch, Result
 from pathways_workload.sources.retry import Backoff, GaveUp, RequestBudget, retrying

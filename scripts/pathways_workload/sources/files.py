@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from pathways_workload.errors import UsageError
-from pathways_workload.lql import CompiledFilter, LqlError, compile_filter
+from pathways_workload.filters import compile_checked
+from pathways_workload.lql import CompiledFilter
 from pathways_workload.sources.base import Entry, Fetch, Result, sort_key
 from pathways_workload.sources.export_reader import (
     Record,
@@ -95,15 +94,6 @@ def _worth_parsing(
     return tuple(
         i for i in wanted if collectors[i].may_enter(time_ns) and filters[i].may_match_raw(raw)
     )
-
-
-@functools.lru_cache(maxsize=64)
-def compile_checked(text: str) -> CompiledFilter:
-    """Compile a filter (once per text), the engine's error turned into a usage error."""
-    try:
-        return compile_filter(text)
-    except LqlError as error:
-        raise UsageError(error.render()) from None
 
 
 @dataclasses.dataclass

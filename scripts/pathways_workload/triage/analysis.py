@@ -8,23 +8,14 @@ from typing import Any
 
 from pathways_workload import scenarios
 from pathways_workload.describe import container_of, message, node_of, pod_of, where
-from pathways_workload.nodes import nodes_from
+from pathways_workload.node_discovery import nodes_from
 from pathways_workload.query import Request
-from pathways_workload.sources.base import Entry, Result, entry_time_ns
+from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.terms import USER_CONTAINERS
 from pathways_workload.triage import rules, versions
 from pathways_workload.triage.evidence import Evidence, attempt_of, classify
+from pathways_workload.triage.fetches import RECOVERY_TERMS, TriageResults
 from pathways_workload.triage.hosts import failing_hosts, host_pods, lowest_indexed
-from pathways_workload.triage.queries import (
-    CONTROLLER,
-    CRASH,
-    EVENTS,
-    INSTANCES,
-    LAST_LINES,
-    NODES,
-    RECOVERY_TERMS,
-    STARTUP,
-)
 
 PROGRESS_TERM = "completed step"
 # Controllers log through zap: `<time>\tINFO\t<logger>\t<message>` even on stderr.
@@ -43,17 +34,17 @@ def _brief(entry: Entry) -> dict[str, Any]:
 
 
 def _scenario_of(failure: rules.Failure) -> scenarios.Scenario | None:
-    """The cause's own scenario; else an interruption that sent SIGTERMs is scenario 4;
-    else the first scenario among the failure's other evidence (never 4 there: a
-    SIGTERM after another failure is only the JobSet tearing down)."""
+    """The cause's own scenario; else the teardown scenario when an interruption sent the
+    signal; else the first scenario among the failure's other evidence (never the teardown
+    there: a SIGTERM after another failure is only the JobSet tearing down)."""
     if failure.hang:
-        return scenarios.BY_NUMBER[14]
+        return scenarios.HANG
     if failure.cause.scenario is not None:
         return failure.cause.scenario
     found = [item.scenario for item in failure.evidence if item.scenario is not None]
-    if failure.cause.source == "audit" and any(s.number == 4 for s in found):
-        return scenarios.BY_NUMBER[4]
-    return next((s for s in found if s.number != 4), None)
+    if failure.cause.source == "audit" and any(s.teardown for s in found):
+        return scenarios.TEARDOWN
+    return next((s for s in found if not s.teardown), None)
 
 
 def describe_failure(failure: rules.Failure) -> dict[str, Any]:
@@ -79,13 +70,18 @@ def _about(entry: Entry, names: Sequence[str]) -> bool:
     return not _ROUTINE_LEVEL_RE.search(text) and any(f'"{name}"' in text for name in names)
 
 
-def _evidence(results: Sequence[Result], nodes: set[str], names: Sequence[str]) -> list[Evidence]:
-    entries = list(results[CRASH].entries) + list(results[EVENTS].entries)
-    entries += [e for i in (NODES, INSTANCES) for e in results[i].entries if node_of(e) in nodes]
-    if not results[LAST_LINES].entries:
-        entries += [e for e in results[CONTROLLER].entries if _about(e, names)]
-    found = (classify(entry) for entry in entries)
-    return [item for item in found if item is not None]
+def _evidence(found: TriageResults, nodes: set[str], names: Sequence[str]) -> list[Evidence]:
+    entries = list(found.crashes.entries) + list(found.events.entries)
+    entries += [
+        entry
+        for result in (found.node_events, found.instances)
+        for entry in result.entries
+        if node_of(entry) in nodes
+    ]
+    if not found.last_lines.entries:
+        entries += [e for e in found.controller.entries if _about(e, names)]
+    evidence = (classify(entry) for entry in entries)
+    return [item for item in evidence if item is not None]
 
 
 def _progress_end(entries: Sequence[Entry]) -> int | None:
@@ -97,48 +93,50 @@ def _progress_end(entries: Sequence[Entry]) -> int | None:
     return max(steps) if steps else None
 
 
-def _failures(results: Sequence[Result], nodes: set[str], request: Request) -> list[rules.Failure]:
+def _failures(found: TriageResults, nodes: set[str], request: Request) -> list[rules.Failure]:
     """Every failure in the window; with no error at all, a hang if something went quiet."""
     recoveries = [
         entry_time_ns(e)
-        for e in results[STARTUP].entries
+        for e in found.startup.entries
         if any(term in message(e) for term in RECOVERY_TERMS)
     ]
     names = [workload.name for workload in request.target.workloads]
-    failures = rules.split_failures(_evidence(results, nodes, names), recoveries)
+    failures = rules.split_failures(_evidence(found, nodes, names), recoveries)
     if failures:
         return failures
-    last = results[LAST_LINES].entries
+    last = found.last_lines.entries
     quiet = rules.quiet_first(last, _progress_end(last))
     return [rules.hang_failure(quiet)] if quiet else []
 
 
-def _quiet_host(results: Sequence[Result], chosen: rules.Failure) -> Entry | None:
+def _quiet_host(found: TriageResults, chosen: rules.Failure) -> Entry | None:
     """In a hang, the component that went quiet first (within the failure's attempt)."""
     if chosen.hang:
         return chosen.cause.entry
-    if _scenario_of(chosen) != scenarios.BY_NUMBER[14]:
+    scenario = _scenario_of(chosen)
+    if scenario is None or not scenario.hang:
         return None
-    attempt = [e for e in results[LAST_LINES].entries if attempt_of(e) == chosen.cause.attempt]
+    attempt = [e for e in found.last_lines.entries if attempt_of(e) == chosen.cause.attempt]
     return rules.quiet_first(attempt, _progress_end(attempt))
 
 
 def _hosts(
-    results: Sequence[Result], failures: list[rules.Failure], chosen: rules.Failure | None
+    found: TriageResults, failures: list[rules.Failure], chosen: rules.Failure | None
 ) -> list[dict[str, Any]]:
     """The chosen failure's failing hosts; for a head-pod failure, those of the window."""
-    pods = host_pods(e for i in (CRASH, STARTUP, LAST_LINES) for e in results[i].entries)
-    hosts = failing_hosts(chosen.evidence, pods, _quiet_host(results, chosen)) if chosen else []
+    lines = (found.crashes, found.startup, found.last_lines)
+    pods = host_pods(entry for result in lines for entry in result.entries)
+    hosts = failing_hosts(chosen.evidence, pods, _quiet_host(found, chosen)) if chosen else []
     return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
 
 
-def analyze(results: Sequence[Result], request: Request, issue_ns: int | None) -> dict[str, Any]:
+def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     """The report's findings (everything but the checks)."""
-    nodes = set(nodes_from([results[i] for i in (EVENTS, CRASH, STARTUP, LAST_LINES)]))
-    failures = _failures(results, nodes, request)
-    chosen = rules.pick(failures, issue_ns)
-    hosts = _hosts(results, failures, chosen)
-    latest = rules.last_lines(results[LAST_LINES].entries)
+    nodes = set(nodes_from([found.events, found.crashes, found.startup, found.last_lines]))
+    failures = _failures(found, nodes, request)
+    chosen = rules.pick(failures, request.issue_ns)
+    hosts = _hosts(found, failures, chosen)
+    latest = rules.last_lines(found.last_lines.entries)
     return {
         "root_cause": describe_failure(chosen) if chosen else None,
         "failures": [describe_failure(f) for f in failures],
@@ -147,6 +145,6 @@ def analyze(results: Sequence[Result], request: Request, issue_ns: int | None) -
         "lead_host": hosts[0] if hosts else None,
         "lowest_indexed_host": lowest_indexed(hosts),
         "workload_nodes": sorted(nodes),
-        "versions": versions.collect(e for r in results for e in r.entries),
+        "versions": versions.collect(e for r in found.every() for e in r.entries),
         "last_lines": [_brief(entry) for _, entry in sorted(latest.items())],
     }

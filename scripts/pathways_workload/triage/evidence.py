@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from pathways_workload import scenarios
+from pathways_workload import labels, scenarios
 from pathways_workload.describe import (
     container_of,
     entry_labels,
@@ -17,7 +17,6 @@ from pathways_workload.describe import (
     severity,
 )
 from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
-from pathways_workload.target import LWS_GROUP_LABEL
 from pathways_workload.terms import USER_CONTAINERS
 
 # Node-level events carry whole-second timestamps, and the kernel OOM event is
@@ -66,10 +65,6 @@ QUIET_EVENT_REASONS = (
     "InOrderStartupPolicyInProgress",
     "InOrderStartupPolicyCompleted",
     "ResumeJobs",
-)
-RESTART_LABELS = (
-    "k8s-pod/jobset_sigs_k8s_io/restart-attempt",
-    "jobset.sigs.k8s.io/restart-attempt",
 )
 
 
@@ -122,11 +117,11 @@ class Evidence:
 
 def attempt_of(entry: Entry) -> str | None:
     """The JobSet restart attempt (or LWS group) an entry belongs to, if it says."""
-    labels = entry_labels(entry)
-    for key in RESTART_LABELS:
-        if isinstance(labels.get(key), str):
-            return str(labels[key])
-    group = labels.get(LWS_GROUP_LABEL)
+    found = entry_labels(entry)
+    for key in labels.RESTART_ATTEMPT:
+        if isinstance(found.get(key), str):
+            return str(found[key])
+    group = found.get(labels.LWS_GROUP_INDEX)
     return f"group {group}" if isinstance(group, str) else None
 
 

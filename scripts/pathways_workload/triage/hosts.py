@@ -14,18 +14,15 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from pathways_workload import labels
 from pathways_workload.describe import container_of, entry_labels, message, node_of, pod_of
 from pathways_workload.sources.base import Entry, entry_time_ns
-from pathways_workload.target import LWS_GROUP_LABEL
 from pathways_workload.triage.evidence import Evidence
 
 HOST_CONTAINERS = ("pathways-worker", "colocated-python-sidecar")
 HOST_LABELS = (
-    ("k8s-pod/jobset_sigs_k8s_io/job-index", "k8s-pod/batch_kubernetes_io/job-completion-index"),
-    (
-        LWS_GROUP_LABEL,
-        "k8s-pod/leaderworkerset_sigs_k8s_io/worker-index",
-    ),
+    (labels.JOBSET_JOB_INDEX, labels.JOB_COMPLETION_INDEX),
+    (labels.LWS_GROUP_INDEX, labels.LWS_WORKER_INDEX),
 )
 TEARDOWN = "SIGTERM"
 NODE_SOURCES = ("serial-console", "audit", "node-event")
@@ -50,12 +47,12 @@ def host_pods(entries: Iterable[Entry]) -> dict[str, HostPod]:
         pod, node = pod_of(entry), node_of(entry)
         if container_of(entry) not in HOST_CONTAINERS or not pod or not node:
             continue
-        labels = entry_labels(entry)
+        found = entry_labels(entry)
         indices = next(
             (
-                (str(labels[s]), str(labels.get(h, "?")))
+                (str(found[s]), str(found.get(h, "?")))
                 for s, h in HOST_LABELS
-                if isinstance(labels.get(s), str)
+                if isinstance(found.get(s), str)
             ),
             None,
         )

@@ -29,7 +29,6 @@ QUIET_AFTER_NS = 5 * 60 * 10**9
 # A component that hangs may still log a line or two just after the last step.
 STEP_SLACK_NS = 60 * 10**9
 _DIGITS_RE = re.compile(r"[0-9a-f]*[0-9][0-9a-f]*")
-HOST_COMPONENTS = ("pathways-worker", "colocated-python-sidecar")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from pathways_workload import labels
 from pathways_workload.describe import entry_labels, message
 from pathways_workload.sources.base import Result
-from pathways_workload.target import NODE_LABEL
 
 _ASSIGNED_RE = re.compile(r"Successfully assigned \S+ to (\S+)")
 
@@ -20,7 +20,7 @@ def nodes_from(results: Sequence[Result]) -> tuple[str, ...]:
             assigned = _ASSIGNED_RE.search(message(entry))
             if assigned:
                 found.add(assigned.group(1))
-            node = entry_labels(entry).get(NODE_LABEL)
+            node = entry_labels(entry).get(labels.NODE)
             if isinstance(node, str) and node:
                 found.add(node)
     return tuple(sorted(found))

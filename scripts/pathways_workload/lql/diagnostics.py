@@ -87,7 +87,7 @@ def line_and_column(text: str, offset: int) -> tuple[int, int]:
     return text.count("\n", 0, offset) + 1, offset - line_start + 1
 
 
-def where(text: str, offset: int) -> str:
+def position(text: str, offset: int) -> str:
     """Describe an offset for a message: "column 7", or "line 2, column 7"."""
     line, column = line_and_column(text, offset)
     if "\n" in text:

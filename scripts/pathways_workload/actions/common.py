@@ -1,0 +1,71 @@
+"""What the actions share: scoped fetches, the term-or-severity match, the entries presenter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pathways_workload import filters
+from pathways_workload.plan import Results
+from pathways_workload.query import Query, Request
+from pathways_workload.reports import EntryReport
+from pathways_workload.shaping import shape
+from pathways_workload.sources.base import Fetch
+
+EMPTY_HINT = (
+    "an empty result is not a clean result until --action=preflight passes; widen with "
+    "--min_severity=WARNING or --extra_terms"
+)
+
+
+def scoped(request: Request, *clauses: str | None) -> str:
+    """The clauses ANDed, bounded by the request's window."""
+    return filters.all_of([*(c for c in clauses if c), filters.within(request.window)])
+
+
+def fetch(
+    request: Request,
+    name: str,
+    purpose: str,
+    *clauses: str | None,
+    limit: int | None = None,
+    order: str | None = None,
+) -> Fetch:
+    """A fetch of the scoped clauses; by default as many entries as the output needs."""
+    return Fetch(
+        Query(purpose, scoped(request, *clauses)),
+        limit or request.options.fetch_size,
+        order or request.options.order,
+        name,
+    )
+
+
+def term_match(request: Request, builtin: tuple[str, ...]) -> str | None:
+    """A line matches when it has a term OR its severity reaches the floor."""
+    if request.floor == "DEFAULT":
+        return None
+    found = builtin + request.options.extra_terms
+    return filters.any_of([filters.message_has_any(found), f"severity>={request.floor}"])
+
+
+def narrowing(request: Request) -> str | None:
+    """For actions without terms, --min_severity and --extra_terms narrow the selection."""
+    clauses = []
+    if request.options.min_severity and request.options.min_severity != "DEFAULT":
+        clauses.append(f"severity>={request.options.min_severity}")
+    if request.options.extra_terms:
+        clauses.append(filters.message_has_any(request.options.extra_terms))
+    return filters.all_of(clauses) or None
+
+
+def present_entries(
+    empty_hint: str = EMPTY_HINT, marks_nodes: bool = False
+) -> Callable[[Request, Results], EntryReport]:
+    """The presenter of an entry action: merged, grouped and limited entries."""
+
+    def present(request: Request, results: Results) -> EntryReport:
+        marked = frozenset(request.nodes or ()) if marks_nodes else frozenset()
+        return EntryReport(
+            shape(list(results), request.options), request.window.span(), empty_hint, marked
+        )
+
+    return present

@@ -1,0 +1,66 @@
+"""Entry actions over Kubernetes events and the JobSet controller, and the user's own filter."""
+
+from __future__ import annotations
+
+from pathways_workload import filters, selectors, terms
+from pathways_workload.actions.common import fetch, narrowing, term_match
+from pathways_workload.errors import UsageError
+from pathways_workload.query import Request
+from pathways_workload.sources.base import Fetch
+
+SCHEDULING_FAILURES = ("FailedScheduling", "FailedCreate", "FailedMount", "FailedAttachVolume")
+
+
+def build_pod_events(request: Request) -> list[Fetch]:
+    events = selectors.workload_events(request.target)
+    purpose = "Kubernetes events of the workload's pods, Jobs and JobSet/LWS"
+    return [fetch(request, "events", purpose, events, narrowing(request))]
+
+
+def build_summary(request: Request) -> list[Fetch]:
+    names = tuple(workload.name for workload in request.target.workloads)
+    controller_match = term_match(request, terms.SUMMARY_CONTROLLER_TERMS + names)
+    controller_events = filters.all_of(
+        [
+            filters.log_id("events"),
+            selectors.cluster_scope("k8s_pod", request.target, namespaced=False),
+            selectors.JOBSET_CONTROLLER_NAMESPACE,
+        ]
+    )
+    scheduling = filters.all_of(
+        [
+            selectors.pod_events(request.target),
+            filters.one_of("jsonPayload.reason", SCHEDULING_FAILURES),
+        ]
+    )
+    workload_events = filters.any_of([selectors.object_events(request.target), scheduling])
+    return [
+        fetch(
+            request,
+            "controller",
+            "JobSet controller logs (namespace jobset-system): validation, webhook, OOM",
+            selectors.jobset_controller(request.target),
+            controller_match,
+        ),
+        fetch(
+            request,
+            "controller_events",
+            "JobSet controller pod events (restarts, OOM kills of the controller manager)",
+            controller_events,
+            narrowing(request),
+        ),
+        fetch(
+            request,
+            "workload_events",
+            "JobSet, LWS and Job events of the workload, and scheduling failures of its pods",
+            workload_events,
+            narrowing(request),
+        ),
+    ]
+
+
+def build_query(request: Request) -> list[Fetch]:
+    text = request.options.filter_text
+    if not text:
+        raise UsageError("--action=query needs --filter='<Logging query>'")
+    return [fetch(request, "filter", "your filter", f"(\n{text}\n)")]

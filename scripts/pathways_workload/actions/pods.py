@@ -1,0 +1,81 @@
+"""Which pods logged in the namespace and window, and which object owns each."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pathways_workload import filters, labels, selectors
+from pathways_workload.actions.common import fetch, narrowing
+from pathways_workload.actions.tally import fetch_limit_note, per_key, time_span
+from pathways_workload.describe import container_of, entry_labels, node_of, pod_of
+from pathways_workload.plan import Results
+from pathways_workload.query import Request
+from pathways_workload.reports import TableReport
+from pathways_workload.sources.base import Entry, Fetch
+
+OWNER_LABELS = (
+    ("jobset", labels.JOBSET_NAME),
+    ("lws", labels.LWS_NAME),
+    ("job", labels.JOB_NAME),
+)
+
+
+def build_pods(request: Request) -> list[Fetch]:
+    lines = selectors.cluster_scope("k8s_container", request.target, namespaced=True)
+    if request.target.workloads:
+        lines = selectors.container_lines(request.target)
+    events = filters.all_of(
+        [
+            filters.log_id("events"),
+            selectors.cluster_scope("k8s_pod", request.target, namespaced=True),
+        ]
+    )
+    return [
+        fetch(
+            request,
+            "lines",
+            "pods that logged in the namespace, with their owner labels",
+            lines,
+            narrowing(request),
+        ),
+        fetch(
+            request,
+            "events",
+            "pod events in the namespace (pods that did not log, and their owners)",
+            events,
+        ),
+    ]
+
+
+def _owner(entry: Entry) -> tuple[str, str]:
+    found = entry_labels(entry)
+    for kind, key in OWNER_LABELS:
+        if isinstance(found.get(key), str):
+            return kind, str(found[key])
+    kind = found.get(labels.OWNER_TYPE) or "?"
+    return str(kind).lower(), str(found.get(labels.OWNER_NAME) or "?")
+
+
+def _row(pod: str, entries: list[Entry]) -> dict[str, Any]:
+    logged = [e for e in entries if container_of(e)]
+    owner_kind, owner_name = _owner(logged[0] if logged else entries[0])
+    first, last = time_span(entries)
+    return {
+        "pod": pod,
+        "owner": f"{owner_kind}:{owner_name}",
+        "node": next((node_of(e) for e in logged if node_of(e)), ""),
+        "containers": ",".join(sorted({container_of(e) or "" for e in logged})),
+        "lines": len(logged),
+        "first": first,
+        "last": last,
+    }
+
+
+def present_pods(request: Request, results: Results) -> TableReport:
+    lines, events = results.one("lines"), results.one("events")
+    grouped = per_key(lines.entries + events.entries, lambda e: pod_of(e) or "?")
+    rows = [_row(pod, entries) for pod, entries in sorted(grouped.items())]
+    namespace = request.target.namespace
+    data = {"action": "pods", "namespace": namespace, "pods": rows, "complete": not lines.truncated}
+    title = f"{len(rows)} pods in namespace {namespace}{fetch_limit_note(lines, 'pods')}"
+    return TableReport(data, rows, title)

@@ -1,0 +1,97 @@
+"""Preflight: can we read this project's logs, and did the workload log in the window?"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pathways_workload import selectors
+from pathways_workload.actions.common import fetch
+from pathways_workload.actions.tally import count, per_key, time_span
+from pathways_workload.describe import container_of, pod_of
+from pathways_workload.plan import Results
+from pathways_workload.query import Request
+from pathways_workload.reports import TableReport
+from pathways_workload.sources.base import Entry, Fetch, Result
+
+
+def build_preflight(request: Request) -> list[Fetch]:
+    limit = request.options.fetch_limit
+    anything = selectors.cluster_scope("k8s_container", request.target, namespaced=False)
+    return [
+        fetch(
+            request,
+            "cluster",
+            "can we read this project's container logs in the window",
+            anything,
+            limit=limit,
+        ),
+        fetch(
+            request,
+            "workload",
+            "did the workload log anything in the window (every container, every severity)",
+            selectors.container_lines(request.target),
+            limit=limit,
+        ),
+    ]
+
+
+def _container_rows(entries: list[Entry]) -> list[dict[str, Any]]:
+    """Per container name: how many pods and lines, first and last timestamp."""
+    rows = []
+    for container, lines in sorted(per_key(entries, lambda e: container_of(e) or "?").items()):
+        first, last = time_span(lines)
+        rows.append(
+            {
+                "container": container,
+                "pods": len({pod_of(entry) for entry in lines}),
+                "lines": len(lines),
+                "first": first,
+                "last": last,
+            }
+        )
+    return rows
+
+
+def _reason(access: Result, workload: Result, containers: int, size: int) -> str:
+    """Why preflight passed or failed, and what to check next."""
+    if workload.entries:
+        reason = (
+            f"the workload logged {count(workload)} lines from {containers} containers "
+            "in the window"
+        )
+    elif access.entries:
+        reason = (
+            "the workload logged nothing in the window: its pods may never have started "
+            "(run --action=pod-events and --action=summary), or check the workload flags "
+            "with --action=pods, the namespace, and the window"
+        )
+    else:
+        reason = (
+            "no container of the cluster logged anything in the window: check --project, "
+            "--cluster_name, --location and the window"
+        )
+    if workload.truncated:
+        reason += f" (--fetch_limit={size} reached: counts are lower bounds, raise it for more)"
+    return reason
+
+
+def present_preflight(request: Request, results: Results) -> TableReport:
+    """PASS when the workload logged in the window; FAIL (exit 1) otherwise."""
+    access, workload = results.one("cluster"), results.one("workload")
+    rows = _container_rows(workload.entries)
+    passed = bool(workload.entries)
+    reason = _reason(access, workload, len(rows), request.options.fetch_limit)
+    status = "PASS" if passed else "FAIL"
+    data = {
+        "action": "preflight",
+        "status": status,
+        "reason": reason,
+        "window": {"start": request.window.start, "end": request.window.end},
+        "readable": True,
+        "cluster_lines": count(access),
+        "workload_lines": count(workload),
+        "containers": rows,
+    }
+    title = f"log access: OK ({count(access)} container lines in the cluster)\n{status}: {reason}"
+    failed = None if passed else f"preflight FAIL: {reason}"
+    return TableReport(data, rows, title, failed=failed)

@@ -1,0 +1,60 @@
+"""A fetch written for a person: the `gcloud logging read` command and the Logs Explorer link."""
+
+from __future__ import annotations
+
+import shlex
+import urllib.parse
+from collections.abc import Iterable
+from typing import Any
+
+from pathways_workload import USAGE_TOKENS
+from pathways_workload.query import Query
+from pathways_workload.sources.base import Result
+from pathways_workload.window import Window
+
+ATTRIBUTION = f"CLOUDSDK_METRICS_ENVIRONMENT={shlex.quote(USAGE_TOKENS)}"
+CONSOLE_URL = "https://console.cloud.google.com/logs/query"
+
+
+def gcloud_command(query: Query, project: str, limit: int, order: str) -> str:
+    """The `gcloud logging read` command for a query, safe to paste into a shell."""
+    return " ".join(
+        [
+            ATTRIBUTION,
+            "gcloud",
+            "logging",
+            "read",
+            shlex.quote(query.filter),
+            f"--project={shlex.quote(project)}",
+            f"--order={order}",
+            f"--limit={limit}",
+            "--format=json",
+        ]
+    )
+
+
+def console_url(query: Query, project: str, window: Window) -> str:
+    """A Logs Explorer link for the same filter and window."""
+    encoded = urllib.parse.quote(query.filter, safe="")
+    return (
+        f"{CONSOLE_URL};query={encoded};startTime={window.start};endTime={window.end}"
+        f"?project={urllib.parse.quote(project, safe='')}"
+    )
+
+
+def checks_run(results: Iterable[Result], project: str | None) -> list[dict[str, Any]]:
+    """Every query that ran: its purpose, its command, how many entries and whether complete."""
+    checks = []
+    for result in results:
+        fetch = result.fetch
+        status = "truncated" if result.truncated else ("ok" if result.entries else "empty")
+        command = gcloud_command(fetch.query, project or "PROJECT_ID", fetch.limit, fetch.order)
+        checks.append(
+            {
+                "purpose": fetch.query.purpose,
+                "command": command,
+                "count": len(result.entries),
+                "status": status,
+            }
+        )
+    return checks

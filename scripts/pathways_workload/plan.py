@@ -1,0 +1,60 @@
+"""How an action asks its questions: stages of named fetches, and their named results.
+
+A stage builds its fetches from the request and the results of the stages
+before it, so a later question can depend on an earlier answer (the nodes
+the workload ran on, the lines after a traceback header). A stage may also
+learn something for the stages after it; in print mode, where nothing runs,
+it assumes a stand-in instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
+
+from pathways_workload.query import Request
+from pathways_workload.sources.base import Entry, Fetch, Result
+
+
+class Results:
+    """What the fetches of an action returned, by fetch name, in the order they ran."""
+
+    def __init__(self, results: Sequence[Result] = ()) -> None:
+        self._results = tuple(results)
+
+    def __iter__(self) -> Iterator[Result]:
+        return iter(self._results)
+
+    def plus(self, more: Sequence[Result]) -> Results:
+        return Results(self._results + tuple(more))
+
+    def all(self, name: str) -> list[Result]:
+        """Every result of fetches with this name (none when the stage asked nothing)."""
+        return [result for result in self._results if result.fetch.name == name]
+
+    def one(self, name: str) -> Result:
+        """The result of the one fetch with this name."""
+        (result,) = self.all(name)
+        return result
+
+    def entries(self, name: str) -> list[Entry]:
+        return [entry for result in self.all(name) for entry in result.entries]
+
+
+Build = Callable[[Request, Results], list[Fetch]]
+# What a stage learns for later stages: a new request, and lines for stderr.
+Learn = Callable[[Request, Results], tuple[Request, list[str]]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """One round of fetches that can run together."""
+
+    build: Build
+    learn: Learn | None = None
+    assume: Callable[[Request], Request] | None = None  # print mode's stand-in for `learn`
+
+
+def single(build: Callable[[Request], list[Fetch]]) -> tuple[Stage, ...]:
+    """A plan of one stage that needs no earlier results."""
+    return (Stage(lambda request, _: build(request)),)

@@ -1,0 +1,194 @@
+"""The one registry of actions: each entry is its stages of fetches and its presenter.
+
+`--help`, SKILL.md's action table and the tests all read `ACTIONS`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from pathways_workload import terms
+from pathways_workload.actions import events, node_level, pods, preflight, sweeps
+from pathways_workload.actions.common import present_entries
+from pathways_workload.plan import Results, Stage, single
+from pathways_workload.query import Request
+from pathways_workload.reports import Report
+from pathways_workload.sources.base import Fetch
+from pathways_workload.triage import fetches as triage
+from pathways_workload.triage.present import present_triage, present_versions
+
+Presenter = Callable[[Request, Results], Report]
+
+
+@dataclasses.dataclass(frozen=True)
+class Action:
+    """One `--action`: its help line, its stages of fetches, and how its answer is presented.
+
+    `default_severity` is the severity floor when --min_severity is not given;
+    `runs_without_execute` actions (preflight) run even in print mode, since
+    checking access is their purpose.
+    """
+
+    name: str
+    help: str
+    stages: tuple[Stage, ...]
+    present: Presenter
+    default_severity: str = "DEFAULT"
+    needs_workload: bool = True
+    runs_without_execute: bool = False
+
+    def request_for(self, request: Request) -> Request:
+        """The request with this action's severity floor unless --min_severity says otherwise."""
+        floor = request.options.min_severity or self.default_severity
+        return dataclasses.replace(request, floor=floor)
+
+
+def _after_discovery(build: Callable[[Request, Results], list[Fetch]]) -> tuple[Stage, ...]:
+    return (node_level.NODE_DISCOVERY, Stage(build))
+
+
+ERRORS_HINT = (
+    "nothing in the crash sweep: run --action=node-ooms and --action=pod-events "
+    "(OOM kills and evictions rarely reach container logs), and --action=preflight "
+    "if you have not"
+)
+
+ACTIONS: dict[str, Action] = {
+    action.name: action
+    for action in (
+        Action(
+            "preflight",
+            "check log access and that the workload logged in the window "
+            "(runs its checks even without --execute)",
+            single(preflight.build_preflight),
+            preflight.present_preflight,
+            runs_without_execute=True,
+        ),
+        Action(
+            "errors",
+            "crash and fatal-error sweep over every container, earliest first",
+            single(sweeps.build_errors),
+            present_entries(ERRORS_HINT),
+            default_severity="CRITICAL",
+        ),
+        Action(
+            "node-ooms",
+            "host OOM kills: node events, kernel and serial-console lines",
+            _after_discovery(node_level.build_node_ooms),
+            present_entries(marks_nodes=True),
+        ),
+        Action(
+            "pod-events",
+            "Kubernetes events of the workload's pods, Jobs and JobSet/LWS",
+            single(events.build_pod_events),
+            present_entries(),
+        ),
+        Action(
+            "interruptions",
+            "preemption, host maintenance, host errors and node repairs on the workload's nodes",
+            _after_discovery(node_level.build_interruptions),
+            present_entries(),
+        ),
+        Action(
+            "neighbors",
+            "every namespace/pod/container that logged on the workload's nodes",
+            _after_discovery(node_level.build_neighbors),
+            node_level.present_neighbors,
+        ),
+        Action(
+            "elastic",
+            "elastic recovery timeline from the RM and the JAX client",
+            single(sweeps.build_elastic),
+            present_entries(),
+            default_severity="CRITICAL",
+        ),
+        Action(
+            "summary",
+            "why a JobSet never started or stays suspended: controller logs, "
+            "JobSet/Job events, scheduling failures",
+            single(events.build_summary),
+            present_entries(),
+            default_severity="ERROR",
+        ),
+        Action(
+            "user-workload",
+            "the JAX client: progress (completed steps) and the first exception",
+            single(
+                sweeps.container_action(
+                    "the JAX client container(s)", terms.USER_CONTAINERS, terms.USER_TERMS
+                )
+            ),
+            present_entries(),
+            default_severity="ERROR",
+        ),
+        Action(
+            "proxy",
+            "the IFRT proxy: start-up, RM connection, socket closures, stalls",
+            single(
+                sweeps.container_action(
+                    "the IFRT proxy container", terms.PROXY_CONTAINERS, terms.PROXY_TERMS
+                )
+            ),
+            present_entries(),
+            default_severity="ERROR",
+        ),
+        Action(
+            "pathways-rm",
+            "the resource manager: slice readiness, placement, topology, restarts",
+            single(
+                sweeps.container_action(
+                    "the resource manager container", terms.RM_CONTAINERS, terms.RM_TERMS
+                )
+            ),
+            present_entries(),
+            default_severity="ERROR",
+        ),
+        Action(
+            "workers",
+            "every pathways-worker: first failure, hang detectors, transfer errors",
+            single(
+                sweeps.container_action(
+                    "the pathways-worker containers", terms.WORKER_CONTAINERS, terms.WORKER_TERMS
+                )
+            ),
+            present_entries(),
+            default_severity="ERROR",
+        ),
+        Action(
+            "colocated-python-sidecar",
+            "the colocated Python sidecar, and workers waiting for it",
+            single(sweeps.build_sidecar),
+            present_entries(),
+            default_severity="ERROR",
+        ),
+        Action(
+            "query",
+            "your own --filter, through the same window, limit and ordering",
+            single(events.build_query),
+            present_entries(),
+            needs_workload=False,
+        ),
+        Action(
+            "triage",
+            "the whole first pass in one command: preflight, crash sweep, node OOMs, pod "
+            "events, interruptions, last lines and versions, with a root-cause report",
+            single(triage.triage_fetches),
+            present_triage,
+            default_severity="CRITICAL",
+        ),
+        Action(
+            "versions",
+            "image tags, Build labels and the client's JAX version, with mismatches",
+            single(lambda request: [triage.startup_fetch(request), triage.events_fetch(request)]),
+            present_versions,
+        ),
+        Action(
+            "pods",
+            "which pods logged in the namespace and window, and which object owns each",
+            single(pods.build_pods),
+            pods.present_pods,
+            needs_workload=False,
+        ),
+    )
+}

@@ -1,0 +1,1 @@
+"""Renderers: reports and printed commands as text, JSON or Markdown."""
