@@ -16,7 +16,9 @@ ATTRIBUTION = f"CLOUDSDK_METRICS_ENVIRONMENT={shlex.quote(USAGE_TOKENS)}"
 CONSOLE_URL = "https://console.cloud.google.com/logs/query"
 
 
-def gcloud_command(query: Query, project: str, limit: int, order: str) -> str:
+def gcloud_command(
+    query: Query, project: str, limit: int, order: str, output_format: str = "json"
+) -> str:
     """The `gcloud logging read` command for a query, safe to paste into a shell."""
     return " ".join(
         [
@@ -28,7 +30,7 @@ def gcloud_command(query: Query, project: str, limit: int, order: str) -> str:
             f"--project={shlex.quote(project)}",
             f"--order={order}",
             f"--limit={limit}",
-            "--format=json",
+            shlex.quote(f"--format={output_format}"),
         ]
     )
 

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from pathways_workload.errors import UsageError
 from pathways_workload.lql import CompiledFilter, LqlError, compile_filter
+from pathways_workload.lql.parser import MAX_FILTER_LENGTH
 from pathways_workload.window import Window
 
+# Room left under Cloud Logging's filter length limit for the window and the scope clauses.
+FILTER_BUDGET = MAX_FILTER_LENGTH - 1_000
 MESSAGE_FIELDS = ("textPayload", "jsonPayload.message", "jsonPayload.MESSAGE")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 _RE2_SPECIAL_RE = re.compile(r"([\\.^$|?*+()\[\]{}-])")
@@ -87,3 +90,14 @@ def compile_checked(text: str) -> CompiledFilter:
         return compile_filter(text)
     except LqlError as error:
         raise UsageError(error.render()) from None
+
+
+def split_to_fit(
+    names: Sequence[str], build: Callable[[Sequence[str]], str], budget: int = FILTER_BUDGET
+) -> list[str]:
+    """The filters `build` makes for the names, split in halves until each is within budget."""
+    text = build(names)
+    if len(text) <= budget or len(names) < 2:
+        return [text]
+    half = len(names) // 2
+    return split_to_fit(names[:half], build, budget) + split_to_fit(names[half:], build, budget)

@@ -41,6 +41,19 @@ class Results:
         return [entry for result in self.all(name) for entry in result.entries]
 
 
+@dataclasses.dataclass(frozen=True)
+class Chain:
+    """How print mode runs a later stage: a shell variable set from this stage's commands.
+
+    Later builders see `sentinel` in place of each learnt name; `recipe` gives
+    the shell lines that set `variable` (one name per word) from the printed fetches.
+    """
+
+    variable: str
+    sentinel: str
+    recipe: Callable[[Sequence[Fetch], str], str]
+
+
 Build = Callable[[Request, Results], list[Fetch]]
 # What a stage learns for later stages: a new request, and lines for stderr.
 Learn = Callable[[Request, Results], tuple[Request, list[str]]]
@@ -48,11 +61,18 @@ Learn = Callable[[Request, Results], tuple[Request, list[str]]]
 
 @dataclasses.dataclass(frozen=True)
 class Stage:
-    """One round of fetches that can run together."""
+    """One round of fetches that can run together.
+
+    `answers` is False for a stage that only serves the stages after it (node
+    discovery): its results go to `learn`, not to the presenter.
+    """
 
     build: Build
     learn: Learn | None = None
-    assume: Callable[[Request], Request] | None = None  # print mode's stand-in for `learn`
+    # Print mode's stand-in for `learn`, and how the printed commands chain to the next stage.
+    assume: Callable[[Request], Request] | None = None
+    chain: Chain | None = None
+    answers: bool = True
 
 
 def single(build: Callable[[Request], list[Fetch]]) -> tuple[Stage, ...]:

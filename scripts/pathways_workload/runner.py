@@ -7,11 +7,15 @@ from typing import TextIO
 
 from pathways_workload.errors import AccessError, CheckFailed, UsageError
 from pathways_workload.filters import compile_checked
-from pathways_workload.plan import Results
+from pathways_workload.plan import Chain, Results
 from pathways_workload.query import Request
 from pathways_workload.registry import Action
 from pathways_workload.render.output import write_report
-from pathways_workload.render.printed import write_commands
+from pathways_workload.render.printed import (
+    write_commands,
+    write_grouping_note,
+    write_recipe,
+)
 from pathways_workload.reports import TableReport
 from pathways_workload.sources.base import Fetch, Source
 
@@ -25,11 +29,14 @@ class Output:
     as_json: bool = False
 
 
-def _print(fetches: list[Fetch], request: Request, output: Output) -> None:
-    project = request.target.project
-    if not project:
+def _project(request: Request) -> str:
+    if not request.target.project:
         raise UsageError("printing gcloud commands needs --project=PROJECT_ID")
-    write_commands(fetches, project, request.window, output.out, output.as_json)
+    return request.target.project
+
+
+def _print(fetches: list[Fetch], request: Request, output: Output) -> None:
+    write_commands(fetches, _project(request), request.window, output.out, output.as_json)
 
 
 def _nothing_to_query(action: Action, output: Output) -> int:
@@ -38,14 +45,21 @@ def _nothing_to_query(action: Action, output: Output) -> int:
 
 
 def _print_stages(action: Action, request: Request, output: Output) -> int:
-    """Print mode: every stage's commands, later stages with stand-ins for what they learn."""
+    """Print mode: every stage's commands, later stages chained to what earlier ones find."""
+    chained: tuple[Chain, str] | None = None
+    if request.options.first_per_pod:
+        write_grouping_note(output.out, output.err, output.as_json)
     for index, stage in enumerate(action.stages):
         fetches = stage.build(request, Results())
         for item in fetches:
             compile_checked(item.query.filter)
         if not fetches and index == len(action.stages) - 1:
             return _nothing_to_query(action, output)
-        _print(fetches, request, output)
+        project = _project(request)
+        write_commands(fetches, project, request.window, output.out, output.as_json, chained)
+        if stage.chain and fetches:
+            chained = (stage.chain, stage.chain.recipe(fetches, project))
+            write_recipe(*chained, output.out, output.as_json)
         if stage.assume:
             request = stage.assume(request)
     return 0
@@ -54,8 +68,11 @@ def _print_stages(action: Action, request: Request, output: Output) -> int:
 def _run_stages(
     action: Action, request: Request, source: Source, output: Output
 ) -> tuple[Request, Results] | None:
-    """Every stage through the source; None when the last stage had nothing to ask."""
-    results = Results()
+    """Every stage through the source; None when the last stage had nothing to ask.
+
+    The results returned are those of the stages that answer the action.
+    """
+    results = answers = Results()
     for index, stage in enumerate(action.stages):
         fetches = stage.build(request, results)
         for item in fetches:
@@ -63,16 +80,18 @@ def _run_stages(
         if not fetches and index == len(action.stages) - 1:
             return None
         try:
-            results = results.plus(source.run(fetches))
+            found = source.run(fetches)
         except AccessError:
             if action.runs_without_execute:
                 _print(fetches, request, output)
             raise
+        results = results.plus(found)
+        answers = answers.plus(found) if stage.answers else answers
         if stage.learn:
             request, notes = stage.learn(request, results)
             for note in notes:
                 output.err.write(note + "\n")
-    return request, results
+    return request, answers
 
 
 def run_action(action: Action, request: Request, source: Source | None, output: Output) -> int:

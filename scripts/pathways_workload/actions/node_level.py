@@ -7,21 +7,30 @@ into the request for the stage after it. With --node_names it asks nothing.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from pathways_workload import filters, selectors, terms
+from pathways_workload import filters, labels, selectors, terms
 from pathways_workload.actions.common import fetch, narrowing
 from pathways_workload.actions.tally import fetch_limit_note, per_key, time_span
+from pathways_workload.commands import gcloud_command
 from pathways_workload.describe import node_of, where
 from pathways_workload.filters import compile_checked
 from pathways_workload.node_discovery import nodes_from
-from pathways_workload.plan import Results, Stage
+from pathways_workload.plan import Chain, Results, Stage
 from pathways_workload.query import Request
 from pathways_workload.reports import TableReport
 from pathways_workload.sources.base import Fetch
 
-NODES_PLACEHOLDER = "NODES-FROM-THE-DISCOVERY-QUERY-ABOVE"
-DISCOVERY = "discovery"
+NODES_SENTINEL = "NODES_FROM_DISCOVERY"
+SCHEDULED, NODE_LINES = "scheduled", "node_lines"
+# What each discovery query's printed form outputs: a node name per line.
+NODE_OUTPUT = {
+    SCHEDULED: ("value(jsonPayload.message)", "sed -n 's/^Successfully assigned [^ ]* to //p'"),
+    NODE_LINES: (f'value(labels."{labels.NODE}")', ""),
+}
+# Only names that can be nodes go into a printed filter (nothing a log line says can widen it).
+NODE_NAME_GUARD = "grep -E '^[a-z0-9][-a-z0-9.]*$' | sort -u"
 
 
 def _discover(request: Request, _: Results) -> list[Fetch]:
@@ -38,14 +47,14 @@ def _discover(request: Request, _: Results) -> list[Fetch]:
     return [
         fetch(
             request,
-            DISCOVERY,
+            SCHEDULED,
             "nodes the workload's pods were scheduled to (Scheduled events)",
             scheduled,
             limit=limit,
         ),
         fetch(
             request,
-            DISCOVERY,
+            NODE_LINES,
             "nodes the workload's containers logged from",
             selectors.container_lines(request.target),
             limit=limit,
@@ -56,7 +65,7 @@ def _discover(request: Request, _: Results) -> list[Fetch]:
 def _learn_nodes(request: Request, results: Results) -> tuple[Request, list[str]]:
     if request.target.node_names:
         return dataclasses.replace(request, nodes=request.target.node_names), []
-    nodes = nodes_from(results.all(DISCOVERY))
+    nodes = nodes_from(results.all(SCHEDULED) + results.all(NODE_LINES))
     if nodes:
         return dataclasses.replace(request, nodes=nodes), [
             f"nodes of the workload: {', '.join(nodes)}"
@@ -68,17 +77,43 @@ def _learn_nodes(request: Request, results: Results) -> tuple[Request, list[str]
 
 
 def _assume_nodes(request: Request) -> Request:
-    nodes = request.target.node_names or (NODES_PLACEHOLDER,)
+    nodes = request.target.node_names or (NODES_SENTINEL,)
     return dataclasses.replace(request, nodes=nodes)
 
 
-NODE_DISCOVERY = Stage(_discover, _learn_nodes, _assume_nodes)
+def _nodes_shell(fetches: Sequence[Fetch], project: str) -> str:
+    """Shell that sets NODES to the node names the discovery queries find."""
+    reads = []
+    for item in fetches:
+        output_format, extract = NODE_OUTPUT[item.name]
+        command = gcloud_command(item.query, project, item.limit, item.order, output_format)
+        reads.append(f"  {command}" + (f" | {extract}" if extract else ""))
+    return "NODES=$( {\n" + ";\n".join(reads) + f";\n}} | {NODE_NAME_GUARD})"
+
+
+NODE_DISCOVERY = Stage(
+    _discover,
+    _learn_nodes,
+    _assume_nodes,
+    Chain("NODES", NODES_SENTINEL, _nodes_shell),
+    answers=False,
+)
 
 
 def _nodes(request: Request) -> tuple[str, ...]:
     if request.nodes is None:
         raise ValueError("the workload's nodes must be discovered before this builder runs")
     return request.nodes
+
+
+def _per_node_chunk(
+    request: Request, name: str, purpose: str, build: Callable[[Sequence[str]], str]
+) -> list[Fetch]:
+    """One fetch per chunk of the workload's nodes, each filter under the length limit."""
+    nodes = _nodes(request)
+    if not nodes:
+        return []
+    return [fetch(request, name, purpose, text) for text in filters.split_to_fit(nodes, build)]
 
 
 def build_node_ooms(request: Request, _: Results) -> list[Fetch]:
@@ -104,20 +139,16 @@ def build_node_ooms(request: Request, _: Results) -> list[Fetch]:
             narrow,
         )
     ]
-    if _nodes(request):
-        fetches.append(
-            fetch(
-                request,
-                "serial_ooms",
-                "kernel OOM kills in the serial console of the workload's nodes",
-                selectors.serial_console_ooms(_nodes(request)),
-                narrow,
-            )
-        )
+    fetches += _per_node_chunk(
+        request,
+        "serial_ooms",
+        "kernel OOM kills in the serial console of the workload's nodes",
+        lambda nodes: filters.all_of([selectors.serial_console_ooms(nodes), narrow or ""]),
+    )
     return fetches
 
 
-def _instance_audit(nodes: tuple[str, ...]) -> str:
+def _instance_audit(nodes: Sequence[str]) -> str:
     instances = "|".join(filters.regex_literal(node) for node in nodes)
     methods = filters.any_of(
         [
@@ -129,7 +160,7 @@ def _instance_audit(nodes: tuple[str, ...]) -> str:
     return filters.all_of([selectors.system_events(methods), resource])
 
 
-def _node_interruption_events(request: Request, nodes: tuple[str, ...]) -> str:
+def _node_interruption_events(request: Request, nodes: Sequence[str]) -> str:
     return filters.all_of(
         [
             filters.log_id("events"),
@@ -151,51 +182,46 @@ def build_interruptions(request: Request, _: Results) -> list[Fetch]:
     nodes = _nodes(request)
     if not nodes:
         return []
-    narrow = narrowing(request)
-    return [
-        fetch(
-            request,
-            "audit",
-            "preemption, host maintenance and host errors of the workload's nodes (GCE audit)",
-            _instance_audit(nodes),
-            narrow,
-        ),
-        fetch(
-            request,
-            "node_events",
-            "node events of the workload's nodes (not ready, reboots, repairs, terminations)",
-            _node_interruption_events(request, nodes),
-            narrow,
-        ),
-        fetch(
-            request,
-            "nodepools",
-            "node pool repairs, upgrades and resizes in the cluster",
-            selectors.nodepool_operations(request.target),
-            narrow,
-        ),
-    ]
+    narrow = narrowing(request) or ""
+    audit = _per_node_chunk(
+        request,
+        "audit",
+        "preemption, host maintenance and host errors of the workload's nodes (GCE audit)",
+        lambda chunk: filters.all_of([_instance_audit(chunk), narrow]),
+    )
+    node_events = _per_node_chunk(
+        request,
+        "node_events",
+        "node events of the workload's nodes (not ready, reboots, repairs, terminations)",
+        lambda chunk: filters.all_of([_node_interruption_events(request, chunk), narrow]),
+    )
+    nodepools = fetch(
+        request,
+        "nodepools",
+        "node pool repairs, upgrades and resizes in the cluster",
+        selectors.nodepool_operations(request.target),
+        narrow,
+    )
+    return [*audit, *node_events, nodepools]
 
 
 def build_neighbors(request: Request, _: Results) -> list[Fetch]:
-    if not _nodes(request):
-        return []
-    selection = filters.all_of(
-        [
-            selectors.cluster_scope("k8s_container", request.target, namespaced=False),
-            selectors.on_nodes(_nodes(request)),
-        ]
+    scope = selectors.cluster_scope("k8s_container", request.target, namespaced=False)
+    narrow = narrowing(request) or ""
+    return _per_node_chunk(
+        request,
+        "neighbors",
+        "every container that logged on the workload's nodes",
+        lambda chunk: filters.all_of([scope, selectors.on_nodes(chunk), narrow]),
     )
-    purpose = "every container that logged on the workload's nodes"
-    return [fetch(request, "neighbors", purpose, selection, narrowing(request))]
 
 
 def present_neighbors(request: Request, results: Results) -> TableReport:
     """Every container that logged on the workload's nodes, marking outsiders."""
-    result = results.one("neighbors")
+    truncated = any(result.truncated for result in results.all("neighbors"))
     member = compile_checked(selectors.container_lines(request.target))
     rows: list[dict[str, Any]] = []
-    for name, entries in sorted(per_key(result.entries, where).items()):
+    for name, entries in sorted(per_key(results.entries("neighbors"), where).items()):
         first, last = time_span(entries)
         rows.append(
             {
@@ -214,10 +240,10 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
         "nodes": nodes,
         "containers": rows,
         "outsiders": outsiders,
-        "complete": not result.truncated,
+        "complete": not truncated,
     }
     title = (
         f"{len(rows)} containers logged on {len(nodes)} nodes; {outsiders} not part of the "
-        f"workload{fetch_limit_note(result, 'containers')}"
+        f"workload{fetch_limit_note(truncated, 'containers')}"
     )
     return TableReport(data, rows, title)

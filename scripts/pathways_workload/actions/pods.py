@@ -77,5 +77,5 @@ def present_pods(request: Request, results: Results) -> TableReport:
     rows = [_row(pod, entries) for pod, entries in sorted(grouped.items())]
     namespace = request.target.namespace
     data = {"action": "pods", "namespace": namespace, "pods": rows, "complete": not lines.truncated}
-    title = f"{len(rows)} pods in namespace {namespace}{fetch_limit_note(lines, 'pods')}"
+    title = f"{len(rows)} pods in namespace {namespace}{fetch_limit_note(lines.truncated, 'pods')}"
     return TableReport(data, rows, title)

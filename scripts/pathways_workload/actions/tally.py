@@ -25,9 +25,9 @@ def per_key(entries: Iterable[Entry], key: Callable[[Entry], str]) -> dict[str, 
     return grouped
 
 
-def fetch_limit_note(result: Result, what: str) -> str:
+def fetch_limit_note(truncated: bool, what: str) -> str:
     """Say when the fetch limit cut a report short."""
-    if not result.truncated:
+    if not truncated:
         return ""
     return (
         f" (fetch limit hit: {what} that logged later may be missing, and counts are lower "

@@ -1,4 +1,10 @@
-"""Print mode: per fetch its purpose, the gcloud command and a Logs Explorer link."""
+"""Print mode: per fetch its purpose, the gcloud command and a Logs Explorer link.
+
+A fetch built from what an earlier stage learns (the workload's nodes) is
+printed as a runnable loop: the earlier stage's recipe sets a shell variable
+(one name per word), and the loop runs the command once per chunk of names,
+each chunk small enough to keep the filter under Cloud Logging's length limit.
+"""
 
 from __future__ import annotations
 
@@ -7,25 +13,88 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from pathways_workload.commands import console_url, gcloud_command
+from pathways_workload.filters import FILTER_BUDGET
+from pathways_workload.plan import Chain
 from pathways_workload.sources.base import Fetch
 from pathways_workload.window import Window
 
+# Per name in a chunk, at most: a 63-character GCE instance name quoted with ` OR `,
+# or escaped (every character doubled, at worst) with `|`.
+QUOTED_COST, REGEX_COST = 70, 130
+QUOTED_LIST = """  QUOTED="($(printf '"%s" OR ' $CHUNK | sed 's/ OR $//'))\""""
+REGEX_LIST = """  REGEX=$(printf '%s|' $CHUNK | sed 's/[.-]/\\\\&/g; s/|$//')"""
+
+
+def _chained(command: str, chain: Chain, filter_text: str) -> str:
+    """The command as a loop over chunks of the chain's variable."""
+    quoted, regex = f'"{chain.sentinel}"', f"({chain.sentinel})"
+    uses_quoted, uses_regex = command.count(quoted), command.count(regex)
+    body = command.replace(quoted, "'\"$QUOTED\"'").replace(regex, "('\"$REGEX\"')")
+    if chain.sentinel in body:
+        raise ValueError(f"print mode cannot chain a filter that uses {chain.sentinel} so")
+    fixed = len(filter_text) - uses_quoted * len(quoted) - uses_regex * len(regex)
+    per_name = uses_quoted * QUOTED_COST + uses_regex * REGEX_COST
+    chunk = max(1, (FILTER_BUDGET - fixed) // per_name)
+    lines = [f"printf '%s\\n' ${chain.variable} | xargs -r -n {chunk} | while read -r CHUNK; do"]
+    lines += [QUOTED_LIST] if uses_quoted else []
+    lines += [REGEX_LIST] if uses_regex else []
+    return "\n".join([*lines, f"  {body}", "done"])
+
+
+def _write_one(
+    fetch: Fetch, project: str, window: Window, chain: tuple[Chain, str] | None
+) -> tuple[str, dict[str, str]]:
+    query = fetch.query
+    command = gcloud_command(query, project, fetch.limit, fetch.order)
+    url = console_url(query, project, window)
+    record = {"purpose": query.purpose, "filter": query.filter, "command": command, "url": url}
+    if chain is None or chain[0].sentinel not in query.filter:
+        record["shell"] = command
+        return f"# {query.purpose}\n{command}\n# Logs Explorer: {url}\n\n", record
+    how, recipe = chain
+    loop = _chained(command, how, query.filter)
+    record["shell"] = f"{recipe}\n{loop}"
+    text = (
+        f"# {query.purpose} (once per chunk of ${how.variable})\n{loop}\n"
+        f'# Logs Explorer, with "{how.sentinel}" replaced by the names: {url}\n\n'
+    )
+    return text, record
+
 
 def write_commands(
-    fetches: Sequence[Fetch], project: str, window: Window, out: TextIO, as_json: bool
+    fetches: Sequence[Fetch],
+    project: str,
+    window: Window,
+    out: TextIO,
+    as_json: bool,
+    chain: tuple[Chain, str] | None = None,
 ) -> None:
-    """Each fetch as a runnable command (its limit and order) and a link, or as JSON Lines."""
+    """Each fetch as a runnable command (its limit and order) and a link, or as JSON Lines.
+
+    `chain` is an earlier stage's chain and its recipe, for fetches built from its names.
+    """
     for fetch in fetches:
-        query = fetch.query
-        command = gcloud_command(query, project, fetch.limit, fetch.order)
-        url = console_url(query, project, window)
-        if as_json:
-            record = {
-                "purpose": query.purpose,
-                "filter": query.filter,
-                "command": command,
-                "url": url,
-            }
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-        else:
-            out.write(f"# {query.purpose}\n{command}\n# Logs Explorer: {url}\n\n")
+        text, record = _write_one(fetch, project, window, chain)
+        out.write(json.dumps(record, ensure_ascii=False) + "\n" if as_json else text)
+
+
+def write_recipe(chain: Chain, recipe: str, out: TextIO, as_json: bool) -> None:
+    """The lines that set the chain's variable, for the commands printed after them."""
+    if not as_json:
+        out.write(
+            f"# ${chain.variable}: the names the queries above find, for the queries below\n"
+            f"{recipe}\n\n"
+        )
+
+
+def write_grouping_note(out: TextIO, err: TextIO, as_json: bool) -> None:
+    """--first_per_pod in print mode: the printed commands cannot group."""
+    note = (
+        "note: --first_per_pod groups lines by pod and container only when this tool runs the "
+        "queries (--execute or --logs_file); the commands below return the first "
+        "--fetch_limit lines ungrouped"
+    )
+    if as_json:
+        err.write(note + "\n")
+    else:
+        out.write(f"# {note}\n\n")
