@@ -1,4 +1,5 @@
-"""--execute when Cloud Logging misbehaves: quota, outages, resets, permissions, partial scans.
+"""--execute when Cloud Logging misbehaves: quota, outages, resets, permissions, partial scans,
+capped or looping pages, and responses that are not what the API sends.
 
 Each test runs the command line against the fake server with a fault injected
 and checks the exit code and the exact lines a user sees. Backoff waits are
@@ -22,7 +23,14 @@ from pathways_workload.query import Query
 from pathways_workload.sources import cloud
 from pathways_workload.sources.base import Fetch
 from pathways_workload.sources.retry import Backoff, RequestBudget
-from tests.fake_logging import RESET, FakeLogging, point_at
+from tests.fake_logging import (
+    BAD_GZIP,
+    NOT_OBJECTS,
+    REDIRECT_LOOP,
+    RESET,
+    FakeLogging,
+    point_at,
+)
 from tests.helpers import PROJECT, container_entry, run_cli
 
 WINDOW = ("--start_time=2026-10-22T11:00:00Z", "--duration=1h")
@@ -270,4 +278,103 @@ def test_a_filter_the_server_rejects_is_a_usage_error(fake: FakeLogging) -> None
     assert str(raised.value) == (
         'Cloud Logging rejected the filter of "your filter": '
         "expected a value after '>=' at column 9, but the filter ends"
+    )
+
+
+def notes(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("note:")]
+
+
+def test_a_server_that_caps_the_page_size_is_read_to_the_end(
+    fake: FakeLogging, tmp_path: Path
+) -> None:
+    """Short pages that carry a nextPageToken are normal paging, not an unfinished scan."""
+    fake.entries = crash_lines(981)
+    fake.page_cap = 50
+    args = (*LONG, "--limit=1000", "--format=json")
+    code, out, err = run_cli(*args, "--execute")
+    assert code == 0, err
+    assert len(out.splitlines()) == 981
+    assert out == replayed(tmp_path, fake.entries, *args)
+    assert fake.list_requests == 20
+    assert notes(err) == []
+    assert "warning" not in err
+
+
+def test_a_capped_page_size_with_a_limit_cut_still_says_the_limit_cut_it(
+    fake: FakeLogging,
+) -> None:
+    fake.page_cap = 50
+    code, out, err = run_cli(*ERRORS, "--limit=120", "--execute")
+    assert code == 0, err
+    assert len(out.splitlines()) == 120
+    assert fake.list_requests == 3
+    assert notes(err) == [
+        "note: --limit=120 cut the output; more entries matched: narrow the window, raise "
+        "--limit, or use --order=desc for the latest"
+    ]
+
+
+def test_a_repeated_page_token_is_a_paging_loop(fake: FakeLogging) -> None:
+    fake.repeat_tokens = True
+    code, out, err = run_cli(*LONG, f"--limit={LONG_READ}", "--execute")
+    assert code == 4
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        'error: Cloud Logging sent the same page token twice for "your filter" (after page '
+        "2): it is paging in a loop; wait a minute and rerun, or narrow the window "
+        "(--duration) or the workload flags so the query has less to scan"
+    )
+    assert fake.list_requests == 2
+
+
+def test_a_read_stops_at_the_page_cap(fake: FakeLogging) -> None:
+    """3,000 entries at 10 a page would take 300 requests: stop at 100 and say so."""
+    fake.page_cap = 10
+    code, out, err = run_cli(*LONG, "--limit=3000", "--execute")
+    assert code == 4
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        'error: the query "your filter" stopped after 100 pages (1000 entries) and Cloud '
+        "Logging still had more: narrow the window (--duration) or the workload flags, or "
+        "lower --limit, then rerun"
+    )
+    assert fake.list_requests == 100
+
+
+def test_entries_that_are_not_objects(fake: FakeLogging) -> None:
+    fake.fail(NOT_OBJECTS)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert out == ""
+    assert err.splitlines()[-1:] == [
+        f"error: unexpected response from Cloud Logging to {SWEEP} (an entry is a number, not "
+        "an object); check CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING="
+        f"{fake.url}, or wait a minute and rerun"
+    ]
+
+
+def test_a_redirect_loop(fake: FakeLogging) -> None:
+    fake.fail(REDIRECT_LOOP)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        f"error: unexpected response from Cloud Logging to {SWEEP} (TooManyRedirects: "
+        "Exceeded 30 redirects.); check CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING="
+        f"{fake.url}, or wait a minute and rerun"
+    )
+
+
+def test_a_body_that_is_not_the_gzip_it_claims(fake: FakeLogging) -> None:
+    fake.fail(BAD_GZIP)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert out == ""
+    (last,) = err.splitlines()[-1:]
+    assert last.startswith(
+        f"error: unexpected response from Cloud Logging to {SWEEP} (ContentDecodingError: "
+    )
+    assert last.endswith(
+        f"check CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING={fake.url}, or wait a minute and rerun"
     )
