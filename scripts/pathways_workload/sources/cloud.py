@@ -10,8 +10,9 @@ resuming from its page token; all requests of a source draw from one budget
 well under the project's 60 requests per minute. A read that does not end is
 stopped with CloudLoggingError: a token sent twice, too many partial-scan
 (empty) pages, or more pages than any honest read of the limit needs.
-Responses that are not what the API sends are CloudLoggingError too.
-Independent fetches run concurrently.
+Responses that are not what the API sends are CloudLoggingError too. The
+access token is fetched before the first query, so a failing token endpoint
+is told apart from bad credentials. Independent fetches run concurrently.
 google.cloud is imported only when a query runs.
 """
 
@@ -22,6 +23,7 @@ import dataclasses
 import math
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
@@ -58,9 +60,11 @@ class _Api:
     """What a run needs from the lazily imported client libraries."""
 
     new_client: Callable[[], Any]
+    credentials: Any
     transient: tuple[type[Exception], ...]
     call_error: type[Exception]
     auth_error: type[Exception]
+    transport_error: type[Exception]
     request_error: type[Exception]
 
 
@@ -201,10 +205,36 @@ class CloudSource:
                 stop.set()
 
     def _connect(self) -> _Api:
-        """Import the client libraries and load credentials, once per source."""
+        """Import the client libraries, load credentials and get a token, once per source."""
         if self._api is None:
-            self._api = _load_api(self.project)
+            api = _load_api(self.project)
+            self._first_token(api)
+            self._api = api
         return self._api
+
+    def _first_token(self, api: _Api) -> None:
+        """Fetch the access token, retrying while its endpoint cannot be reached."""
+        endpoint = credentials.token_endpoint(api.credentials)
+
+        def report(error: Exception, wait: float, number: int) -> None:
+            self._say(
+                f"cannot reach the token endpoint {endpoint} ({_cause(error)}; attempt "
+                f"{number}); retrying in {wait:.1f}s"
+            )
+
+        try:
+            retrying(
+                lambda: credentials.fetch_token(api.credentials, self.project),
+                lambda e: isinstance(e, api.transport_error),
+                self.backoff,
+                report,
+                time.sleep,
+            )
+        except GaveUp as gave_up:
+            raise CloudLoggingError(
+                f"cannot reach the token endpoint {endpoint} after {gave_up.attempts} "
+                f"attempts ({_cause(gave_up.error)}): check the network, wait a minute and rerun"
+            ) from None
 
     def _read(self, api: _Api, fetch: Fetch, stop: threading.Event) -> Result:
         """Read only the pages the fetch's limit needs, within the paging bounds."""
@@ -255,7 +285,7 @@ class CloudSource:
         except GaveUp as gave_up:
             raise _gave_up(scan, gave_up) from None
         except api.auth_error as error:
-            raise credentials.refresh_failed(self.project, str(error)) from None
+            raise credentials.token_failed(api.credentials, self.project, error) from None
         except api.call_error as error:
             raise _failed(self.project, scan, error) from None
         except (api.request_error, ValueError) as error:
@@ -319,9 +349,11 @@ def _load_api(project: str) -> _Api:
     )
     return _Api(
         new_client,
+        found,
         transient,
         exceptions.GoogleAPICallError,
         GoogleAuthError,
+        TransportError,
         requests.exceptions.RequestException,
     )
 
@@ -362,6 +394,12 @@ def _status(error: Exception) -> str:
             status = ""
         return f"{code} {status}".strip()
     return f"{type(error).__name__} ({credentials.one_line(str(error))[:120]})"
+
+
+def _cause(error: Exception) -> str:
+    """The kind of failure a library error wraps (google-auth wraps the requests error)."""
+    inner = error.args[0] if error.args and isinstance(error.args[0], Exception) else error
+    return type(inner).__name__
 
 
 def _gave_up(scan: _Scan, gave_up: GaveUp) -> CloudLoggingError:
