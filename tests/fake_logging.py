@@ -3,14 +3,22 @@
 It serves a recorded export on 127.0.0.1 (a free port, in a thread), matching
 each request's filter with the project's own engine, and behaves like the API
 where the tests can see it: `orderBy` (default ascending), `pageSize` (default
-50, at most 1000), opaque page tokens tied to the request they continue,
-`resourceNames`, and errors in the API's JSON shape. Tests can inject
-failures (429 with the real quota message, 500, 503, 401, 403, connection
-resets), a latency per request, partial-scan pages (no entries but a token;
-`partial_pages` of them before every page of entries) and an empty-string
-`nextPageToken` on the last page. It counts requests and how many it answered
-at once. Unknown paths (gcloud may probe others) get a 404 and are printed,
-so they show in the test output.
+50, at most 1000, and at most `page_cap` when the server caps it), opaque page
+tokens tied to the request they continue, `resourceNames`, and errors in the
+API's JSON shape. The matches of each (filter, order, resourceNames) are
+computed once and kept until `entries` is replaced, so paging a large export
+costs a slice per page, not a filter pass over every entry.
+
+Tests can inject failures (429 with the real quota message, 500, 503, 401,
+403) and misbehaviours (connection resets, a redirect loop, a body that claims
+gzip but is not, a page whose entries are not objects), a latency per
+request, partial-scan pages (no entries but a token; `partial_pages` of them
+before every page of entries), a token that never advances
+(`repeat_tokens`), and an empty-string `nextPageToken` on the last page. It
+also serves an OAuth token endpoint (`/token`, answered with `token_reply`),
+for credentials whose `token_uri` points here. It counts requests and how many
+it answered at once. Unknown paths (gcloud may probe others) get a 404 and
+are printed, so they show in the test output.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +44,8 @@ from pathways_workload.sources.base import Entry, sort_key
 from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
 
 LIST_PATH = "/v2/entries:list"
+TOKEN_PATH = "/token"
+LOOP_PATH = "/v2/redirected"
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 1000
 QUOTA_MESSAGE = (
@@ -55,15 +65,24 @@ ERRORS: dict[int, tuple[str, str]] = {
     500: ("INTERNAL", "Internal error encountered."),
     503: ("UNAVAILABLE", "The service is currently unavailable."),
 }
-RESET = 0
+RESET = "reset"  # drop the connection with a TCP reset
+REDIRECT_LOOP = "redirect-loop"  # 307 to a path that redirects to itself
+BAD_GZIP = "bad-gzip"  # a 200 whose body claims gzip encoding but is not
+NOT_OBJECTS = "not-objects"  # a 200 page whose entries are numbers, strings and null
+FAKE_ACCESS_TOKEN = "ya29.fake-access-token"
+TOKEN_OK = (
+    200,
+    "application/json",
+    json.dumps({"access_token": FAKE_ACCESS_TOKEN, "expires_in": 3599, "token_type": "Bearer"}),
+)
 
 
 @dataclasses.dataclass
 class Fault:
-    """Answer `times` list requests (None: all) with `status` (RESET: drop the connection),
-    after letting `after` list requests through."""
+    """Answer `times` list requests (None: all) with `status`, an HTTP error code or one of
+    the misbehaviours above, after letting `after` list requests through."""
 
-    status: int
+    status: int | str
     times: int | None
     after: int
 
@@ -80,17 +99,23 @@ class FakeLogging:
     """The fake server; a context manager (test modules wrap it in a fixture)."""
 
     def __init__(self, entries: list[dict[str, Any]]) -> None:
-        self.entries = entries
+        self._entries = entries
         self.latency = 0.0
+        self.page_cap: int | None = None
         self.partial_pages = 0
+        self.repeat_tokens = False
         self.empty_last_token = False
+        self.token_reply: tuple[int, str, str] = TOKEN_OK
+        self.token_requests = 0
         self.bodies: list[dict[str, Any]] = []
         self.user_agents: list[str] = []
+        self.authorizations: list[str | None] = []
         self.unknown: list[str] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self._faults: list[Fault] = []
         self._compiled: dict[str, CompiledFilter] = {}
+        self._matches: dict[tuple[str, str, tuple[str, ...]], list[dict[str, Any]]] = {}
         self._lock = threading.Lock()
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.fake = self  # type: ignore[attr-defined]
@@ -104,15 +129,31 @@ class FakeLogging:
         return cls(json.loads(path.read_text(encoding="utf-8")))
 
     @property
+    def entries(self) -> list[dict[str, Any]]:
+        """The served entries; assign a new list to change them (that drops the cached matches)."""
+        return self._entries
+
+    @entries.setter
+    def entries(self, entries: list[dict[str, Any]]) -> None:
+        with self._lock:
+            self._entries = entries
+            self._matches.clear()
+
+    @property
     def url(self) -> str:
         """The endpoint, written as gcloud's override variable wants it (trailing slash)."""
         return f"http://127.0.0.1:{self._server.server_address[1]}/"
 
     @property
+    def token_uri(self) -> str:
+        """The fake's OAuth token endpoint."""
+        return self.url + TOKEN_PATH.lstrip("/")
+
+    @property
     def list_requests(self) -> int:
         return len(self.bodies)
 
-    def fail(self, status: int, times: int | None = 1, after: int = 0) -> None:
+    def fail(self, status: int | str, times: int | None = 1, after: int = 0) -> None:
         """Inject a failure: after `after` more list requests, fail `times` of them."""
         with self._lock:
             self._faults.append(Fault(status, times, self.list_requests + after))
@@ -137,21 +178,45 @@ class FakeLogging:
         size = body.get("pageSize") or DEFAULT_PAGE_SIZE
         if not isinstance(size, int) or not 0 < size <= MAX_PAGE_SIZE:
             raise ApiError(400, f"pageSize: must be between 0 and {MAX_PAGE_SIZE}, got {size}")
+        size = min(size, self.page_cap or size)
         key = _request_key(body)
-        offset, partial = _read_token(body.get("pageToken"), key, self.partial_pages)
+        token = body.get("pageToken")
+        offset, partial = _read_token(token, key, self.partial_pages)
         if partial > 0:
             return {"nextPageToken": _token(key, offset, partial - 1)}
         matching = self._matching(str(body.get("filter", "")), names, order)
         page: dict[str, Any] = {}
         if matching[offset : offset + size]:
             page["entries"] = matching[offset : offset + size]
-        if offset + size < len(matching):
+        if self.repeat_tokens and token:
+            page["nextPageToken"] = token
+        elif offset + size < len(matching):
             page["nextPageToken"] = _token(key, offset + size, self.partial_pages)
         elif self.empty_last_token:
             page["nextPageToken"] = ""
         return page
 
     def _matching(self, text: str, names: list[str], order: str) -> list[dict[str, Any]]:
+        """The entries a request matches, in its order; computed once per request shape."""
+        key = (text, order, tuple(names))
+        with self._lock:
+            found, entries = self._matches.get(key), self._entries
+        if found is not None:
+            return found
+        compiled = self._compile(text)
+        prefixes = tuple(f"{name}/logs/" for name in names)
+        found = [
+            entry
+            for entry in entries
+            if str(entry.get("logName", "")).startswith(prefixes) and compiled.matches(entry)
+        ]
+        found.sort(key=sort_key, reverse=order == "timestamp desc")
+        with self._lock:
+            if entries is self._entries:
+                self._matches[key] = found
+        return found
+
+    def _compile(self, text: str) -> CompiledFilter:
         with self._lock:
             compiled = self._compiled.get(text)
         if compiled is None:
@@ -161,13 +226,7 @@ class FakeLogging:
                 raise ApiError(400, " ".join(str(error).split())) from None
             with self._lock:
                 self._compiled[text] = compiled
-        prefixes = tuple(f"{name}/logs/" for name in names)
-        found = [
-            entry
-            for entry in self.entries
-            if str(entry.get("logName", "")).startswith(prefixes) and compiled.matches(entry)
-        ]
-        return sorted(found, key=sort_key, reverse=order == "timestamp desc")
+        return compiled
 
     @contextlib.contextmanager
     def serving(self) -> Iterator[None]:
@@ -181,7 +240,7 @@ class FakeLogging:
             with self._lock:
                 self.in_flight -= 1
 
-    def take_fault(self) -> int | None:
+    def take_fault(self) -> int | str | None:
         """Count a list request; the status to fail it with, if a fault applies."""
         with self._lock:
             number = self.list_requests - 1
@@ -222,6 +281,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     """One HTTP exchange: entries:list, or a logged 404 for anything else."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms stall
 
     @property
     def fake(self) -> FakeLogging:
@@ -230,7 +290,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
-        if self.path.split("?", 1)[0] != LIST_PATH:
+        path = self.path.split("?", 1)[0]
+        if path == TOKEN_PATH:
+            self._token()
+            return
+        if path == LOOP_PATH:
+            self._redirect_loop()
+            return
+        if path != LIST_PATH:
             self._unknown()
             return
         try:
@@ -241,14 +308,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         with self.fake._lock:
             self.fake.bodies.append(body)
             self.fake.user_agents.append(self.headers.get("User-Agent", ""))
+            self.fake.authorizations.append(self.headers.get("Authorization"))
         with self.fake.serving():
             self._answer(body)
 
     def _answer(self, body: dict[str, Any]) -> None:
         status = self.fake.take_fault()
         time.sleep(self.fake.latency)
-        if status == RESET:
-            self._reset()
+        if isinstance(status, str):
+            self._misbehaviours()[status]()
         elif status is not None:
             self._send_error(ApiError(status))
         else:
@@ -256,6 +324,21 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 self._send(200, self.fake.answer(body))
             except ApiError as error:
                 self._send_error(error)
+
+    def _misbehaviours(self) -> dict[str, Callable[[], None]]:
+        return {
+            RESET: self._reset,
+            REDIRECT_LOOP: self._redirect_loop,
+            BAD_GZIP: self._bad_gzip,
+            NOT_OBJECTS: lambda: self._send(200, {"entries": [42, "not an entry", None]}),
+        }
+
+    def _token(self) -> None:
+        """The OAuth token endpoint: whatever `token_reply` says."""
+        status, content_type, text = self.fake.token_reply
+        with self.fake._lock:
+            self.fake.token_requests += 1
+        self._send_bytes(status, content_type, text.encode(), {})
 
     def do_GET(self) -> None:
         self._unknown()
@@ -288,14 +371,30 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _send(self, status: int, payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode()
+        self._send_bytes(status, "application/json; charset=UTF-8", data, {})
+
+    def _send_bytes(
+        self, status: int, content_type: str, data: bytes, headers: dict[str, str]
+    ) -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=UTF-8")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
+        for name, value in headers.items():
+            self.send_header(name, value)
         self.end_headers()
         try:
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up waiting (a timeout test)
+
+    def _redirect_loop(self) -> None:
+        """A 307 (the client repeats the POST) to a path that answers the same."""
+        self._send_bytes(307, "text/plain", b"", {"Location": LOOP_PATH})
+
+    def _bad_gzip(self) -> None:
+        """A 200 that says its body is gzip-compressed when it is not."""
+        data = b'{"entries": []} is not gzip'
+        self._send_bytes(200, "application/json", data, {"Content-Encoding": "gzip"})
 
     def _reset(self) -> None:
         """Drop the connection with a TCP reset, as a load balancer might."""
@@ -311,6 +410,34 @@ def point_at(monkeypatch: pytest.MonkeyPatch, fake: FakeLogging) -> None:
     """Send the tool's cloud queries to the fake, without credentials (as gcloud would)."""
     monkeypatch.setenv("CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING", fake.url)
     monkeypatch.setenv("CLOUDSDK_AUTH_DISABLE_CREDENTIALS", "true")
+
+
+def service_account_key(path: Path, token_uri: str) -> Path:
+    """Write a service-account key file (a fresh RSA key) that gets its tokens at `token_uri`.
+
+    google-auth honours a service account's `token_uri` (it ignores an authorized
+    user's), so token requests stay on loopback: pass the fake's `token_uri`.
+    """
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    info = {
+        "type": "service_account",
+        "project_id": PROJECT,
+        "private_key_id": "0123456789abcdef",
+        "private_key": pem.decode(),
+        "client_email": f"reader@{PROJECT}.iam.gserviceaccount.com",
+        "client_id": "104242424242424242424",
+        "token_uri": token_uri,
+    }
+    path.write_text(json.dumps(info), encoding="utf-8")
+    return path
 
 
 # A small recorded incident, in the shapes Cloud Logging produces (see

@@ -1,4 +1,5 @@
-"""--execute when Cloud Logging misbehaves: quota, outages, resets, permissions, partial scans.
+"""--execute when Cloud Logging misbehaves: quota, outages, resets, permissions, partial scans,
+capped or looping pages, responses that are not what the API sends, and a failing token endpoint.
 
 Each test runs the command line against the fake server with a fault injected
 and checks the exit code and the exact lines a user sees. Backoff waits are
@@ -11,6 +12,7 @@ import functools
 import io
 import json
 import re
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,16 @@ from pathways_workload.query import Query
 from pathways_workload.sources import cloud
 from pathways_workload.sources.base import Fetch
 from pathways_workload.sources.retry import Backoff, RequestBudget
-from tests.fake_logging import RESET, FakeLogging, point_at
+from tests.fake_logging import (
+    BAD_GZIP,
+    FAKE_ACCESS_TOKEN,
+    NOT_OBJECTS,
+    REDIRECT_LOOP,
+    RESET,
+    FakeLogging,
+    point_at,
+    service_account_key,
+)
 from tests.helpers import PROJECT, container_entry, run_cli
 
 WINDOW = ("--start_time=2026-10-22T11:00:00Z", "--duration=1h")
@@ -30,6 +41,7 @@ ERRORS = (f"--project={PROJECT}", "--jobset_name=llama-train", "--action=errors"
 SWEEP = '"crash and fatal-error sweep over every container of the workload"'
 LONG = (f"--project={PROJECT}", "--action=query", "--filter=severity>=ERROR", *WINDOW)
 LONG_READ = 2500
+CLOSED_PORT = "127.0.0.1:9"
 QUOTA = (
     "Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute' "
     "of service 'logging.googleapis.com' for consumer 'project_number:123456789012'."
@@ -271,3 +283,204 @@ def test_a_filter_the_server_rejects_is_a_usage_error(fake: FakeLogging) -> None
         'Cloud Logging rejected the filter of "your filter": '
         "expected a value after '>=' at column 9, but the filter ends"
     )
+
+
+def notes(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("note:")]
+
+
+def test_a_server_that_caps_the_page_size_is_read_to_the_end(
+    fake: FakeLogging, tmp_path: Path
+) -> None:
+    """Short pages that carry a nextPageToken are normal paging, not an unfinished scan."""
+    fake.entries = crash_lines(981)
+    fake.page_cap = 50
+    args = (*LONG, "--limit=1000", "--format=json")
+    code, out, err = run_cli(*args, "--execute")
+    assert code == 0, err
+    assert len(out.splitlines()) == 981
+    assert out == replayed(tmp_path, fake.entries, *args)
+    assert fake.list_requests == 20
+    assert notes(err) == []
+    assert "warning" not in err
+
+
+def test_a_capped_page_size_with_a_limit_cut_still_says_the_limit_cut_it(
+    fake: FakeLogging,
+) -> None:
+    fake.page_cap = 50
+    code, out, err = run_cli(*ERRORS, "--limit=120", "--execute")
+    assert code == 0, err
+    assert len(out.splitlines()) == 120
+    assert fake.list_requests == 3
+    assert notes(err) == [
+        "note: --limit=120 cut the output; more entries matched: narrow the window, raise "
+        "--limit, or use --order=desc for the latest"
+    ]
+
+
+def test_a_repeated_page_token_is_a_paging_loop(fake: FakeLogging) -> None:
+    fake.repeat_tokens = True
+    code, out, err = run_cli(*LONG, f"--limit={LONG_READ}", "--execute")
+    assert code == 4
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        'error: Cloud Logging sent the same page token twice for "your filter" (after page '
+        "2): it is paging in a loop; wait a minute and rerun, or narrow the window "
+        "(--duration) or the workload flags so the query has less to scan"
+    )
+    assert fake.list_requests == 2
+
+
+def test_a_read_stops_at_the_page_cap(fake: FakeLogging) -> None:
+    """3,000 entries at 10 a page would take 300 requests: stop at 100 and say so."""
+    fake.page_cap = 10
+    code, out, err = run_cli(*LONG, "--limit=3000", "--execute")
+    assert code == 4
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        'error: the query "your filter" stopped after 100 pages (1000 entries) and Cloud '
+        "Logging still had more: narrow the window (--duration) or the workload flags, or "
+        "lower --limit, then rerun"
+    )
+    assert fake.list_requests == 100
+
+
+def test_entries_that_are_not_objects(fake: FakeLogging) -> None:
+    fake.fail(NOT_OBJECTS)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert out == ""
+    assert err.splitlines()[-1:] == [
+        f"error: unexpected response from Cloud Logging to {SWEEP} (an entry is a number, not "
+        "an object); check CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING="
+        f"{fake.url}, or wait a minute and rerun"
+    ]
+
+
+def test_a_redirect_loop(fake: FakeLogging) -> None:
+    fake.fail(REDIRECT_LOOP)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        f"error: unexpected response from Cloud Logging to {SWEEP} (TooManyRedirects: "
+        "Exceeded 30 redirects.); check CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING="
+        f"{fake.url}, or wait a minute and rerun"
+    )
+
+
+def test_a_body_that_is_not_the_gzip_it_claims(fake: FakeLogging) -> None:
+    fake.fail(BAD_GZIP)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert out == ""
+    (last,) = err.splitlines()[-1:]
+    assert last.startswith(
+        f"error: unexpected response from Cloud Logging to {SWEEP} (ContentDecodingError: "
+    )
+    assert last.endswith(
+        f"check CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING={fake.url}, or wait a minute and rerun"
+    )
+
+
+@pytest.fixture
+def key_file(fake: FakeLogging, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Credentials from a service-account key whose token endpoint is the fake's."""
+    path = service_account_key(tmp_path / "key.json", fake.token_uri)
+    monkeypatch.delenv("CLOUDSDK_AUTH_DISABLE_CREDENTIALS")
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(path))
+    no_waiting = types.SimpleNamespace(sleep=lambda seconds: None)
+    monkeypatch.setattr("google.auth._exponential_backoff.time", no_waiting)
+    return path
+
+
+def test_a_key_files_token_is_fetched_once_and_sent(fake: FakeLogging, key_file: Path) -> None:
+    code, out, err = run_cli(*ERRORS, "--limit=5", "--execute")
+    assert code == 0, err
+    assert len(out.splitlines()) == 5
+    assert fake.token_requests == 1
+    assert fake.authorizations == [f"Bearer {FAKE_ACCESS_TOKEN}"]
+
+
+def test_a_token_endpoint_answering_html(fake: FakeLogging, key_file: Path) -> None:
+    fake.token_reply = (200, "text/html", "<html><body>Sign in</body></html>")
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        f"error: the token endpoint {fake.url}token sent something that is not an access "
+        "token; wait a minute and rerun, and check the "
+        "token_uri of the credentials in use"
+    )
+    assert fake.list_requests == 0
+
+
+def test_a_token_endpoint_failing_is_an_outage_not_bad_credentials(
+    fake: FakeLogging, key_file: Path
+) -> None:
+    fake.token_reply = (500, "application/json", json.dumps({"error": "internal_failure"}))
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        f"error: the token endpoint {fake.url}token failed (internal_failure: None); wait "
+        "a minute and rerun"
+    )
+    assert fake.token_requests == 3  # google-auth's own retries
+    assert fake.list_requests == 0
+
+
+def test_a_token_endpoint_refusing_the_key_is_a_credentials_error(
+    fake: FakeLogging, key_file: Path
+) -> None:
+    refusal = {"error": "invalid_grant", "error_description": "Invalid JWT Signature."}
+    fake.token_reply = (400, "application/json", json.dumps(refusal))
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 3
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        "error: the credentials could not be refreshed (invalid_grant: Invalid JWT "
+        "Signature.): run `gcloud auth application-default login`, or set "
+        "GOOGLE_APPLICATION_CREDENTIALS to a service-account key file; the account needs "
+        f"roles/logging.viewer on project {PROJECT}"
+    )
+    assert fake.token_requests == 1
+
+
+def test_an_unreachable_token_endpoint_is_retried_then_reported(
+    fake: FakeLogging, key_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast_source(monkeypatch, deadline=0.5)
+    service_account_key(key_file, f"http://{CLOSED_PORT}/token")
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert out == ""
+    endpoint = f"http://{CLOSED_PORT}/token"
+    assert [line for line in err.splitlines() if line.startswith("cannot reach")] == [
+        f"cannot reach the token endpoint {endpoint} (ConnectionError; attempt 1); "
+        "retrying in 0.1s",
+        f"cannot reach the token endpoint {endpoint} (ConnectionError; attempt 2); "
+        "retrying in 0.2s",
+    ]
+    assert err.splitlines()[-1] == (
+        f"error: cannot reach the token endpoint {endpoint} after 3 attempts "
+        "(ConnectionError): check the network, wait a minute and rerun"
+    )
+    assert fake.list_requests == 0
+
+
+def test_a_key_file_variable_naming_a_folder(
+    fake: FakeLogging, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CLOUDSDK_AUTH_DISABLE_CREDENTIALS")
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path))
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 3
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        f"error: cannot read GOOGLE_APPLICATION_CREDENTIALS={tmp_path} (Is a directory): "
+        "point it at a service-account key file, or unset it and run "
+        "`gcloud auth application-default login`"
+    )
+    assert fake.list_requests == 0

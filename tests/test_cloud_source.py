@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from pathways_workload import USAGE_TOKENS
-from pathways_workload.errors import AccessError
+from pathways_workload.errors import AccessError, CloudLoggingError
 from pathways_workload.query import Query
 from pathways_workload.sources import credentials
 from pathways_workload.sources.base import Fetch, sort_key
@@ -146,16 +146,47 @@ def test_the_first_failure_stops_the_other_fetches(fake: FakeLogging) -> None:
     assert fake.list_requests <= 5
 
 
-def test_partial_pages_after_entries_end_in_a_warning(fake: FakeLogging) -> None:
+def test_partial_scan_pages_between_pages_of_entries_are_followed(fake: FakeLogging) -> None:
     fake.partial_pages = 1
-    err = io.StringIO()
-    (result,) = source(err=err, max_short_pages=3).run([fetch(2500)])
-    assert (len(result.entries), result.truncated, result.requests) == (2000, True, 5)
-    assert err.getvalue() == (
-        'warning: the query "everything, 2500 asc": Cloud Logging had not finished scanning '
-        "after 5 pages; the 2000 entries found are incomplete: narrow the window (--duration) "
-        "or the workload flags, then rerun\n"
+    (result,) = source().run([fetch(MANY)])
+    assert (len(result.entries), result.truncated, result.requests) == (MANY, False, 6)
+    assert [e["insertId"] for e in result.entries] == [f"n{i:05d}" for i in range(MANY)]
+
+
+def test_too_many_partial_scan_pages_after_entries_stop_the_read(fake: FakeLogging) -> None:
+    """Only empty pages count: three of them end the read, the entries found are not a result."""
+    fake.partial_pages = 1
+    with pytest.raises(CloudLoggingError) as raised:
+        source(max_empty_pages=3).run([fetch(MANY)])
+    assert str(raised.value) == (
+        'the query "everything, 3000 asc": Cloud Logging had not finished scanning after '
+        "5 pages (3 of them empty); the 2000 entries found so far are incomplete: narrow the "
+        "window (--duration) or the workload flags, then rerun"
     )
+    assert fake.list_requests == 5
+
+
+def test_short_pages_with_a_token_are_followed_however_many(fake: FakeLogging) -> None:
+    fake.page_cap = 100
+    (result,) = source(max_empty_pages=1, budget=CountingBudget()).run([fetch(2500)])
+    assert (len(result.entries), result.truncated, result.requests) == (2500, True, 25)
+
+
+def test_the_page_cap_grows_with_a_limit_that_needs_more_pages(fake: FakeLogging) -> None:
+    """A limit of 3,000 needs 3 full pages; a cap of 2 pages still lets it read twice that."""
+    (result,) = source(max_pages=2).run([fetch(MANY)])
+    assert (len(result.entries), result.requests) == (MANY, 3)
+    fake.page_cap = 300
+    with pytest.raises(CloudLoggingError, match=r"stopped after 6 pages \(1800 entries\)"):
+        source(max_pages=2).run([fetch(MANY)])
+
+
+def test_the_fake_forgets_its_matches_when_its_entries_change(fake: FakeLogging) -> None:
+    (first,) = source().run([fetch(5)])
+    fake.entries = numbered(3)[::-1]
+    (second,) = source().run([fetch(5)])
+    assert [e["insertId"] for e in first.entries] == [f"n{i:05d}" for i in range(5)]
+    assert [e["insertId"] for e in second.entries] == ["n00000", "n00001", "n00002"]
 
 
 def test_progress_lines_only_on_a_terminal(fake: FakeLogging) -> None:

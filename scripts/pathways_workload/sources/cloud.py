@@ -3,10 +3,16 @@
 The pages are read raw through the client's connection, so every entry keeps
 the API's JSON shape (nanoseconds, receiveTimestamp, split, ...), which the
 client's entry objects would lose. Each fetch asks for `pageSize` =
-min(limit, 1000) and reads only the pages its limit needs; each page request
-is retried on 429, 5xx and connection errors with backoff, resuming from its
-page token; all requests of a source draw from one budget well under the
-project's 60 requests per minute. Independent fetches run concurrently.
+min(limit, 1000) and follows `nextPageToken` until its limit is met or the
+token ends (the server may send shorter pages than asked; that is normal).
+Each page request is retried on 429, 5xx and connection errors with backoff,
+resuming from its page token; all requests of a source draw from one budget
+well under the project's 60 requests per minute. A read that does not end is
+stopped with CloudLoggingError: a token sent twice, too many partial-scan
+(empty) pages, or more pages than any honest read of the limit needs.
+Responses that are not what the API sends are CloudLoggingError too. The
+access token is fetched before the first query, so a failing token endpoint
+is told apart from bad credentials. Independent fetches run concurrently.
 google.cloud is imported only when a query runs.
 """
 
@@ -14,7 +20,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import math
+import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
@@ -25,7 +34,8 @@ from pathways_workload.sources.base import Entry, Fetch, Result
 from pathways_workload.sources.retry import Backoff, GaveUp, RequestBudget, retrying
 
 MAX_PAGE_SIZE = 1000
-MAX_SHORT_PAGES = 10
+MAX_EMPTY_PAGES = 10
+MAX_PAGES = 100
 WORKERS = 8  # triage sends seven queries in one wave
 REQUEST_TIMEOUT = 60.0
 QUOTA_ADVICE = (
@@ -37,6 +47,8 @@ OUTAGE_ADVICE = (
     "wait a minute and rerun, or narrow the window (--duration) or the workload flags "
     "so the query has less to scan"
 )
+NARROW_ADVICE = "narrow the window (--duration) or the workload flags"
+_JSON_TYPES = {bool: "boolean", int: "number", float: "number", str: "string", list: "array"}
 
 
 class _Stopped(Exception):
@@ -48,9 +60,12 @@ class _Api:
     """What a run needs from the lazily imported client libraries."""
 
     new_client: Callable[[], Any]
+    credentials: Any
     transient: tuple[type[Exception], ...]
     call_error: type[Exception]
     auth_error: type[Exception]
+    transport_error: type[Exception]
+    request_error: type[Exception]
 
 
 @dataclasses.dataclass
@@ -61,13 +76,22 @@ class _Scan:
     project: str
     entries: list[Entry] = dataclasses.field(default_factory=list)
     token: str | None = None
+    sent: set[str] = dataclasses.field(default_factory=set)
     pages: int = 0
     requests: int = 0
-    short_pages: int = 0
+    empty_pages: int = 0
+
+    @property
+    def purpose(self) -> str:
+        return self.fetch.query.purpose
 
     @property
     def page_size(self) -> int:
         return min(self.fetch.limit, MAX_PAGE_SIZE)
+
+    def page_cap(self, max_pages: int) -> int:
+        """Most pages this read may take: `max_pages`, or twice what the limit needs."""
+        return max(max_pages, 2 * math.ceil(self.fetch.limit / MAX_PAGE_SIZE))
 
     def body(self) -> dict[str, Any]:
         """The request body; every page but the first adds the previous page's token."""
@@ -83,18 +107,19 @@ class _Scan:
 
     def add(self, page: object) -> None:
         """Take one response; an empty-string nextPageToken ends the read like a missing one."""
-        entries = page.get("entries", []) if isinstance(page, dict) else None
-        if not isinstance(page, dict) or not isinstance(entries, list):
-            raise CloudLoggingError(
-                f'unexpected response from Cloud Logging to "{self.fetch.query.purpose}" '
-                "(no list of entries); check CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING"
-            )
-        token = page.get("nextPageToken")
-        self.token = token if isinstance(token, str) and token else None
-        self.entries.extend(entries)
+        entries, token = _read_page(page, self.purpose)
+        if self.token:
+            self.sent.add(self.token)
         self.pages += 1
-        if self.token and len(entries) < self.page_size:
-            self.short_pages += 1
+        if token in self.sent:
+            raise CloudLoggingError(
+                f'Cloud Logging sent the same page token twice for "{self.purpose}" (after '
+                f"page {self.pages}): it is paging in a loop; {OUTAGE_ADVICE}"
+            )
+        self.token = token
+        self.entries.extend(entries)
+        if not entries:
+            self.empty_pages += 1
 
     def more_needed(self) -> bool:
         return self.pages == 0 or (self.token is not None and len(self.entries) < self.fetch.limit)
@@ -103,6 +128,33 @@ class _Scan:
         limit = self.fetch.limit
         truncated = len(self.entries) > limit or self.token is not None
         return Result(self.fetch, self.entries[:limit], truncated, self.requests)
+
+
+def _read_page(page: object, purpose: str) -> tuple[list[Entry], str | None]:
+    """The entries and next token of a response, or CloudLoggingError if it is not a page."""
+    if not isinstance(page, dict):
+        raise _unexpected(purpose, "not a JSON object")
+    entries = page.get("entries", [])
+    if not isinstance(entries, list):
+        raise _unexpected(purpose, "its entries are not a list")
+    for entry in entries:
+        if not isinstance(entry, dict):
+            kind = _JSON_TYPES.get(type(entry), "null")
+            raise _unexpected(purpose, f"an entry is a {kind}, not an object")
+    token = page.get("nextPageToken")
+    if token is not None and not isinstance(token, str):
+        raise _unexpected(purpose, "its nextPageToken is not a string")
+    return entries, token or None
+
+
+def _unexpected(purpose: str, detail: str) -> CloudLoggingError:
+    """A response the API would not send: a proxy, a wrong endpoint, or a broken server."""
+    override = os.environ.get(credentials.ENDPOINT_ENV, "").strip()
+    advice = f"check {credentials.ENDPOINT_ENV}={override}, or " if override else ""
+    return CloudLoggingError(
+        f'unexpected response from Cloud Logging to "{purpose}" ({detail}); '
+        f"{advice}wait a minute and rerun"
+    )
 
 
 class CloudSource:
@@ -116,7 +168,8 @@ class CloudSource:
         backoff: Backoff | None = None,
         budget: RequestBudget | None = None,
         workers: int = WORKERS,
-        max_short_pages: int = MAX_SHORT_PAGES,
+        max_empty_pages: int = MAX_EMPTY_PAGES,
+        max_pages: int = MAX_PAGES,
         timeout: float = REQUEST_TIMEOUT,
     ) -> None:
         self.project = project
@@ -124,7 +177,8 @@ class CloudSource:
         self.backoff = backoff or Backoff()
         self.budget = budget or RequestBudget()
         self.workers = workers
-        self.max_short_pages = max_short_pages
+        self.max_empty_pages = max_empty_pages
+        self.max_pages = max_pages
         self.timeout = timeout
         self._api: _Api | None = None
         self._lock = threading.Lock()
@@ -151,26 +205,60 @@ class CloudSource:
                 stop.set()
 
     def _connect(self) -> _Api:
-        """Import the client libraries and load credentials, once per source."""
+        """Import the client libraries, load credentials and get a token, once per source."""
         if self._api is None:
-            self._api = _load_api(self.project)
+            api = _load_api(self.project)
+            self._first_token(api)
+            self._api = api
         return self._api
 
+    def _first_token(self, api: _Api) -> None:
+        """Fetch the access token, retrying while its endpoint cannot be reached."""
+        endpoint = credentials.token_endpoint(api.credentials)
+
+        def report(error: Exception, wait: float, number: int) -> None:
+            self._say(
+                f"cannot reach the token endpoint {endpoint} ({_cause(error)}; attempt "
+                f"{number}); retrying in {wait:.1f}s"
+            )
+
+        try:
+            retrying(
+                lambda: credentials.fetch_token(api.credentials, self.project),
+                lambda e: isinstance(e, api.transport_error),
+                self.backoff,
+                report,
+                time.sleep,
+            )
+        except GaveUp as gave_up:
+            raise CloudLoggingError(
+                f"cannot reach the token endpoint {endpoint} after {gave_up.attempts} "
+                f"attempts ({_cause(gave_up.error)}): check the network, wait a minute and rerun"
+            ) from None
+
     def _read(self, api: _Api, fetch: Fetch, stop: threading.Event) -> Result:
-        """Read only the pages the fetch's limit needs."""
+        """Read only the pages the fetch's limit needs, within the paging bounds."""
         scan = _Scan(fetch, self.project)
         client = api.new_client()
         while scan.more_needed():
-            if scan.short_pages >= self.max_short_pages:
-                self._incomplete(scan)
-                break
+            self._check_bounds(scan)
             scan.add(self._page(api, client, scan, stop))
             if self.err.isatty():
                 self._say(
-                    f'"{fetch.query.purpose}": page {scan.pages}, '
-                    f"{len(scan.entries)} entries so far"
+                    f'"{scan.purpose}": page {scan.pages}, {len(scan.entries)} entries so far'
                 )
         return scan.result()
+
+    def _check_bounds(self, scan: _Scan) -> None:
+        """Stop a read that keeps answering partial-scan pages, or pages on past any honest read."""
+        if scan.empty_pages >= self.max_empty_pages:
+            raise _unfinished(scan)
+        if scan.pages >= scan.page_cap(self.max_pages):
+            raise CloudLoggingError(
+                f'the query "{scan.purpose}" stopped after {scan.pages} pages '
+                f"({len(scan.entries)} entries) and Cloud Logging still had more: "
+                f"{NARROW_ADVICE}, or lower --limit, then rerun"
+            )
 
     def _page(self, api: _Api, client: Any, scan: _Scan, stop: threading.Event) -> object:
         """One page, retried (from the same page token) on transient failures."""
@@ -186,7 +274,7 @@ class CloudSource:
 
         def report(error: Exception, wait: float, number: int) -> None:
             self._say(
-                f'Cloud Logging answered {_status(error)} to "{scan.fetch.query.purpose}" '
+                f'Cloud Logging answered {_status(error)} to "{scan.purpose}" '
                 f"(page {page}, attempt {number}); retrying in {wait:.1f}s"
             )
 
@@ -197,15 +285,12 @@ class CloudSource:
         except GaveUp as gave_up:
             raise _gave_up(scan, gave_up) from None
         except api.auth_error as error:
-            raise credentials.refresh_failed(self.project, str(error)) from None
+            raise credentials.token_failed(api.credentials, self.project, error) from None
         except api.call_error as error:
             raise _failed(self.project, scan, error) from None
-        except ValueError as error:
-            raise CloudLoggingError(
-                f'unexpected response from Cloud Logging to "{scan.fetch.query.purpose}" '
-                f"({credentials.one_line(str(error))[:120]}); check "
-                "CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING"
-            ) from None
+        except (api.request_error, ValueError) as error:
+            detail = f"{type(error).__name__}: {credentials.one_line(str(error))[:120]}"
+            raise _unexpected(scan.purpose, detail) from None
 
     def _await_budget(self, stop: threading.Event) -> None:
         if stop.is_set():
@@ -218,19 +303,6 @@ class CloudSource:
             )
         if wait and stop.wait(wait):
             raise _Stopped
-
-    def _incomplete(self, scan: _Scan) -> None:
-        """Cloud Logging kept answering with partial pages: stop, and say so."""
-        what = (
-            f'the query "{scan.fetch.query.purpose}": Cloud Logging had not finished scanning '
-            f"after {scan.pages} pages"
-        )
-        advice = "narrow the window (--duration) or the workload flags, then rerun"
-        if not scan.entries:
-            raise CloudLoggingError(f"{what} and found nothing yet; {advice}")
-        self._say(
-            f"warning: {what}; the {len(scan.entries)} entries found are incomplete: {advice}"
-        )
 
     def _say(self, line: str) -> None:
         with self._lock:
@@ -275,7 +347,30 @@ def _load_api(project: str) -> _Api:
         requests.exceptions.ChunkedEncodingError,
         TransportError,
     )
-    return _Api(new_client, transient, exceptions.GoogleAPICallError, GoogleAuthError)
+    return _Api(
+        new_client,
+        found,
+        transient,
+        exceptions.GoogleAPICallError,
+        GoogleAuthError,
+        TransportError,
+        requests.exceptions.RequestException,
+    )
+
+
+def _unfinished(scan: _Scan) -> CloudLoggingError:
+    """Cloud Logging kept answering partial-scan pages (no entries, a token): stop, say so."""
+    what = (
+        f'the query "{scan.purpose}": Cloud Logging had not finished scanning after '
+        f"{scan.pages} pages"
+    )
+    advice = f"{NARROW_ADVICE}, then rerun"
+    if not scan.entries:
+        return CloudLoggingError(f"{what} and found nothing yet; {advice}")
+    return CloudLoggingError(
+        f"{what} ({scan.empty_pages} of them empty); the {len(scan.entries)} entries found "
+        f"so far are incomplete: {advice}"
+    )
 
 
 def _server_message(error: Exception) -> str:
@@ -301,12 +396,18 @@ def _status(error: Exception) -> str:
     return f"{type(error).__name__} ({credentials.one_line(str(error))[:120]})"
 
 
+def _cause(error: Exception) -> str:
+    """The kind of failure a library error wraps (google-auth wraps the requests error)."""
+    inner = error.args[0] if error.args and isinstance(error.args[0], Exception) else error
+    return type(inner).__name__
+
+
 def _gave_up(scan: _Scan, gave_up: GaveUp) -> CloudLoggingError:
     error = gave_up.error
     said = _server_message(error) if isinstance(getattr(error, "code", None), int) else ""
     advice = QUOTA_ADVICE if getattr(error, "code", None) == 429 else OUTAGE_ADVICE
     return CloudLoggingError(
-        f'the query "{scan.fetch.query.purpose}" failed after {gave_up.attempts} attempts '
+        f'the query "{scan.purpose}" failed after {gave_up.attempts} attempts '
         f"in {gave_up.elapsed:.0f}s ({_status(error)}{': ' + said if said else ''}); {advice}"
     )
 
@@ -316,12 +417,11 @@ def _failed(project: str, scan: _Scan, error: Exception) -> ToolError:
     code = getattr(error, "code", None)
     if code == 400:
         return UsageError(
-            f'Cloud Logging rejected the filter of "{scan.fetch.query.purpose}": '
-            f"{_server_message(error)}"
+            f'Cloud Logging rejected the filter of "{scan.purpose}": {_server_message(error)}'
         )
     if code in (401, 403):
         return credentials.denied(project, code, _server_message(error))
     return CloudLoggingError(
-        f'Cloud Logging failed on "{scan.fetch.query.purpose}" ({_status(error)}: '
+        f'Cloud Logging failed on "{scan.purpose}" ({_status(error)}: '
         f"{_server_message(error)}); check --project and CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING"
     )

@@ -4,6 +4,11 @@ Application Default Credentials through `google.auth.default()`; none at all
 when `CLOUDSDK_AUTH_DISABLE_CREDENTIALS` is true (as gcloud does); the API
 endpoint from `CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING` (private endpoints,
 test servers). google.auth is imported only when credentials are needed.
+
+Credentials that cannot be read, or that the token endpoint refuses, are an
+AccessError (exit 3); a token endpoint that fails or answers something that is
+not a token is a CloudLoggingError (exit 4): the service, not the user's
+credentials, is at fault.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pathways_workload.errors import AccessError
+from pathways_workload.errors import AccessError, CloudLoggingError, ToolError
 
 ENDPOINT_ENV = "CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING"
 DISABLE_ENV = "CLOUDSDK_AUTH_DISABLE_CREDENTIALS"
@@ -50,10 +55,18 @@ def load(project: str) -> Any:
 
     if disabled():
         return AnonymousCredentials()  # type: ignore[no-untyped-call]
+    key_file = os.environ.get(KEY_FILE_ENV)
     try:
         found, _ = google.auth.default(scopes=[READ_SCOPE])
+    except OSError as error:
+        where = (
+            f"{KEY_FILE_ENV}={key_file}" if key_file else f"the credentials file {error.filename}"
+        )
+        raise AccessError(
+            f"cannot read {where} ({error.strerror or error}): point it at a service-account "
+            "key file, or unset it and run `gcloud auth application-default login`"
+        ) from None
     except DefaultCredentialsError as error:
-        key_file = os.environ.get(KEY_FILE_ENV)
         if key_file:
             raise AccessError(
                 f"cannot load the credentials in {KEY_FILE_ENV}={key_file} "
@@ -65,6 +78,31 @@ def load(project: str) -> Any:
             f"(the account needs {VIEWER_ROLE} on project {project})"
         ) from None
     return found
+
+
+def fetch_token(found: Any, project: str) -> None:
+    """Get an access token now, unless the credentials hold a valid one.
+
+    A transport error (the endpoint cannot be reached) propagates for the caller
+    to retry; every other failure becomes the ToolError that says whose fault it is.
+    """
+    from google.auth.exceptions import GoogleAuthError, TransportError
+    from google.auth.transport.requests import Request
+
+    if found.valid:
+        return
+    try:
+        found.refresh(Request())
+    except TransportError:
+        raise
+    except GoogleAuthError as error:
+        raise token_failed(found, project, error) from None
+    except (TypeError, KeyError, ValueError, AttributeError):
+        raise CloudLoggingError(
+            f"the token endpoint {token_endpoint(found)} sent something that is not an "
+            "access token; wait a minute and rerun, and check the token_uri of the "
+            "credentials in use"
+        ) from None
 
 
 def denied(project: str, status: int, server_message: str) -> AccessError:
@@ -80,6 +118,23 @@ def denied(project: str, status: int, server_message: str) -> AccessError:
         f"on project {project} (private logs such as data access audit logs need "
         f"{PRIVATE_VIEWER_ROLE})"
     )
+
+
+def token_failed(found: Any, project: str, error: Exception) -> ToolError:
+    """A refused token request is the credentials' fault; a failed one (5xx) the service's."""
+    detail = error.args[0] if error.args and isinstance(error.args[0], str) else str(error)
+    if getattr(error, "retryable", False):
+        return CloudLoggingError(
+            f"the token endpoint {token_endpoint(found)} failed ({one_line(detail)[:200]}); "
+            "wait a minute and rerun"
+        )
+    return refresh_failed(project, detail)
+
+
+def token_endpoint(found: Any) -> str:
+    """Where the credentials get their tokens, as far as they say."""
+    uri = getattr(found, "_token_uri", None) or getattr(found, "token_uri", None)
+    return str(uri) if uri else "of the credentials in use"
 
 
 def refresh_failed(project: str, detail: str) -> AccessError:
