@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from pathways_workload.cli import build_parser, options_from
+from pathways_workload.arguments import build_parser, options_from
 from pathways_workload.query import Query
 from pathways_workload.shaping import shape
 from pathways_workload.sources.base import Fetch, Result

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pathways_workload.cli import build_parser
+from pathways_workload.arguments import build_parser
 from pathways_workload.registry import ACTIONS
 from tests.helpers import run_cli
 
@@ -26,6 +26,8 @@ FOREIGN_FLAGS = {
     "--enable-debug-logs",
     "--deploy-stacktrace-sidecar",
     "--big",
+    "--field-selector",
+    "--event-ttl",
 }
 PLACEHOLDERS = {
     "{project}": "pw-demo",

@@ -41,3 +41,9 @@ class InputFileError(ToolError):
     """An unreadable, truncated or corrupt recorded export."""
 
     exit_code = 5
+
+
+class OutputError(ToolError):
+    """The output could not be written (a full disk, a closed stream)."""
+
+    exit_code = 74

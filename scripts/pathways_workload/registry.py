@@ -98,7 +98,7 @@ ACTIONS: dict[str, Action] = {
         ),
         Action(
             "elastic",
-            "elastic recovery timeline from the RM and the JAX client",
+            "elastic recovery timeline from the JAX client, the IFRT proxy and the RM",
             single(sweeps.build_elastic),
             present_entries(),
             default_severity="CRITICAL",

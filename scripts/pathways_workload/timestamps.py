@@ -62,6 +62,8 @@ def parse_timestamp_ns(text: str) -> int:
         raise ValueError(f"not a valid time of day: {text!r}")
     total = (ordinal - _EPOCH_ORDINAL) * 86400 + hours * 3600 + minutes * 60 + seconds
     if sign:
+        if int(off_h) > 23 or int(off_m or 0) > 59:
+            raise ValueError(f"not a valid UTC offset: {text!r}")
         offset = int(off_h) * 3600 + int(off_m or 0) * 60
         total -= offset if sign == "+" else -offset
     nanos = int((fraction or "")[:9].ljust(9, "0"))

@@ -9,6 +9,9 @@ from pathways_workload.errors import UsageError
 from pathways_workload.timestamps import NANOS_PER_SECOND, format_timestamp_ns, parse_timestamp_ns
 
 DEFAULT_DURATION = "1h"
+# The instants RFC 3339 can write (years 0001 to 9999).
+EARLIEST_NS = parse_timestamp_ns("0001-01-01T00:00:00Z")
+LATEST_NS = parse_timestamp_ns("9999-12-31T23:59:59.999999999Z")
 ISSUE_HALF_WIDTH_NS = 30 * 60 * NANOS_PER_SECOND
 _DURATION_RE = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
 _UNIT_SECONDS = (86400, 3600, 60, 1)
@@ -73,6 +76,11 @@ def format_duration(nanos: int) -> str:
     return "".join(parts) or f"{nanos}ns"
 
 
+def _duration_ns(flags: WindowFlags) -> int:
+    """--duration, or the default when it was not given (an empty value is an error)."""
+    return parse_flag_duration_ns(DEFAULT_DURATION if flags.duration is None else flags.duration)
+
+
 def _timestamp(flag: str, text: str) -> int:
     try:
         return parse_timestamp_ns(text)
@@ -89,14 +97,14 @@ def resolve_window(flags: WindowFlags, now_ns: int | None, span: Window | None =
     else the hour before `now_ns`.
     """
     if flags.issue_time is not None:
-        if flags.start_time or flags.end_time or flags.duration:
+        if (flags.start_time, flags.end_time, flags.duration) != (None, None, None):
             raise UsageError(
                 "--issue_time sets the window to issue_time +/- 30m; "
                 "drop --start_time, --end_time and --duration, or drop --issue_time"
             )
         issue = _timestamp("issue_time", flags.issue_time)
-        return Window(issue - ISSUE_HALF_WIDTH_NS, issue + ISSUE_HALF_WIDTH_NS)
-    if flags.start_time is not None and flags.end_time is not None:
+        window = Window(issue - ISSUE_HALF_WIDTH_NS, issue + ISSUE_HALF_WIDTH_NS)
+    elif flags.start_time is not None and flags.end_time is not None:
         if flags.duration is not None:
             raise UsageError("--start_time and --end_time already set the window; drop --duration")
         window = Window(
@@ -104,16 +112,21 @@ def resolve_window(flags: WindowFlags, now_ns: int | None, span: Window | None =
         )
     elif flags.start_time is not None:
         start = _timestamp("start_time", flags.start_time)
-        window = Window(start, start + parse_flag_duration_ns(flags.duration or DEFAULT_DURATION))
+        window = Window(start, start + _duration_ns(flags))
     elif flags.end_time is not None:
         end = _timestamp("end_time", flags.end_time)
-        window = Window(end - parse_flag_duration_ns(flags.duration or DEFAULT_DURATION), end)
+        window = Window(end - _duration_ns(flags), end)
     elif span is not None and flags.duration is None:
         return span
     else:
         if now_ns is None:
             raise UsageError("give the window: --issue_time, or --start_time/--end_time")
-        window = Window(now_ns - parse_flag_duration_ns(flags.duration or DEFAULT_DURATION), now_ns)
+        window = Window(now_ns - _duration_ns(flags), now_ns)
+    if window.start_ns < EARLIEST_NS or window.end_ns > LATEST_NS:
+        raise UsageError(
+            "the window reaches outside the years 0001 to 9999; check --start_time, "
+            "--end_time, --duration and --issue_time"
+        )
     if window.start_ns > window.end_ns:
         raise UsageError(
             f"the window starts after it ends ({window.start} > {window.end}); "

@@ -20,7 +20,9 @@ def build_errors(request: Request) -> list[Fetch]:
 
 
 def build_elastic(request: Request) -> list[Fetch]:
-    selection = selectors.container_lines(request.target)
+    """The JAX client and the RM say what the elastic loop did; the proxy, if it was elastic."""
+    containers = terms.USER_CONTAINERS + terms.PROXY_CONTAINERS + terms.RM_CONTAINERS
+    selection = selectors.container_lines(request.target, containers)
     match = term_match(request, terms.ELASTIC_TERMS + terms.CRASH_TERMS)
     purpose = "elastic recovery timeline (slices lost and back, restores, resume step)"
     return [fetch(request, "elastic", purpose, selection, match)]

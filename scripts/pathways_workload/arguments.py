@@ -1,0 +1,236 @@
+"""The command line's flags: the parser, and the typed values the rest of the tool takes.
+
+Nothing past this module sees the argparse namespace.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from pathways_workload import __version__, target
+from pathways_workload.errors import UsageError
+from pathways_workload.query import SEVERITIES, Options
+from pathways_workload.registry import ACTIONS
+from pathways_workload.window import WindowFlags
+
+REPEAT_HINTS = {
+    "jobset_name": "for several workloads use --workload=jobset:A --workload=jobset:B",
+    "lws_name": "for several workloads use --workload=lws:A --workload=lws:B",
+    "job_name": "for several workloads use --workload=job:A --workload=job:B",
+    "pod_prefix": "for several prefixes use --workload=pod:A --workload=pod:B",
+    "node_names": "give the nodes comma-separated: --node_names=A,B",
+    "container_names": "give the containers comma-separated: --container_names=A,B",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad flag is a one-line UsageError instead of usage text and exit."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see --help)")
+
+
+class _Once(argparse.Action):
+    """A flag that takes one value: given twice, it is refused rather than overwritten."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if self.dest in getattr(namespace, "_given", set()):
+            hint = REPEAT_HINTS.get(self.dest, "give it once")
+            raise UsageError(f"{option_string} was given more than once; {hint}")
+        namespace._given = {*getattr(namespace, "_given", set()), self.dest}
+        setattr(namespace, self.dest, values)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _severity(text: str) -> str:
+    if text.upper() not in SEVERITIES:
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(SEVERITIES)}")
+    return text.upper()
+
+
+def _action(text: str) -> str:
+    if text not in ACTIONS:
+        raise argparse.ArgumentTypeError(
+            f"unknown action {text!r}; choose one of {', '.join(ACTIONS)}"
+        )
+    return text
+
+
+def _flag(group: argparse._ArgumentGroup, name: str, **kwargs: Any) -> None:
+    """Add `--a_b` with its hyphen alias `--a-b`; a flag with one value takes it once."""
+    names = [f"--{name}"] + ([f"--{name.replace('_', '-')}"] if "_" in name else [])
+    if "action" not in kwargs:
+        kwargs["action"] = _Once
+    group.add_argument(*names, dest=name, **kwargs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    actions_help = "\n".join(f"  {name:<26} {action.help}" for name, action in ACTIONS.items())
+    parser = _Parser(
+        prog="debug_workload.py",
+        allow_abbrev=False,
+        description="Find out why a Pathways on Cloud workload failed, from Cloud Logging. "
+        "Without --execute it prints the gcloud commands; with --execute it runs them; "
+        "with --logs_file it replays recorded exports offline.",
+        epilog=f"actions:\n{actions_help}\n\nexit codes: 0 ok (also when nothing matched), "
+        "1 a check failed, 2 bad arguments or filter, 3 no credentials or permission, "
+        "4 Cloud Logging failed after retries, 5 unreadable or corrupt input file, "
+        "70 a bug in this tool",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    where = parser.add_argument_group("target")
+    _flag(where, "project", help="Google Cloud project of the cluster")
+    _flag(where, "cluster_name", help="GKE cluster name")
+    _flag(where, "location", help="cluster region or zone")
+    _flag(where, "namespace", default="default", help="Kubernetes namespace (default: default)")
+    _flag(where, "jobset_name", help="the workload is this JobSet")
+    _flag(where, "lws_name", help="the workload is this LeaderWorkerSet")
+    _flag(where, "job_name", help="the workload is this plain Job")
+    _flag(where, "pod_prefix", help="the workload is the pods whose names start with this")
+    _flag(
+        where,
+        "workload",
+        action="append",
+        default=[],
+        metavar="KIND:NAME",
+        help="repeatable; KIND is jobset, lws, job or pod; several are OR-ed",
+    )
+    _flag(where, "node_names", metavar="A,B", help="nodes to inspect instead of discovering them")
+    _flag(
+        where,
+        "container_names",
+        metavar="A,B",
+        help="container names for a per-container action (custom-named containers)",
+    )
+    when = parser.add_argument_group("time window (always bounded)")
+    _flag(when, "start_time", help="RFC 3339 start, e.g. 2026-10-22T11:10:00Z")
+    _flag(when, "duration", help="window length, e.g. 30m, 1h, 1h30m, 90s (default 1h)")
+    _flag(when, "end_time", help="RFC 3339 end")
+    _flag(when, "issue_time", help="window = issue_time - 30m .. issue_time + 30m")
+    shaping = parser.add_argument_group("shaping")
+    _flag(
+        shaping,
+        "action",
+        required=True,
+        type=_action,
+        metavar="ACTION",
+        help="what to look for (listed below)",
+    )
+    _flag(
+        shaping,
+        "min_severity",
+        type=_severity,
+        help="severity floor: " + ", ".join(SEVERITIES) + " (default per action)",
+    )
+    _flag(
+        shaping,
+        "extra_terms",
+        action="append",
+        default=[],
+        metavar="A,B",
+        help="more search strings, comma-separated, OR-ed with the action's terms (actions "
+        "without terms: only entries mentioning one of them)",
+    )
+    _flag(
+        shaping,
+        "extra_term",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="repeatable; one more search string taken verbatim (commas included)",
+    )
+    _flag(shaping, "limit", type=_positive, default=200, help="most lines output (default 200)")
+    _flag(
+        shaping,
+        "order",
+        choices=("asc", "desc"),
+        default="asc",
+        help="asc: earliest first (default); desc: latest first",
+    )
+    _flag(
+        shaping,
+        "first_per_pod",
+        type=_positive,
+        metavar="N",
+        help="per pod and container keep the first N lines plus the last",
+    )
+    _flag(
+        shaping,
+        "fetch_limit",
+        type=_positive,
+        default=1000,
+        help="lines fetched before grouping (default 1000)",
+    )
+    _flag(shaping, "format", choices=("text", "json"), default="text", help="text or json")
+    source = parser.add_argument_group("source")
+    _flag(source, "execute", action="store_true", help="run the queries against Cloud Logging")
+    _flag(
+        source,
+        "logs_file",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="repeatable; replay recorded exports offline (JSON array, JSON Lines, gzipped, "
+        "or a folder)",
+    )
+    _flag(source, "filter", help="with --action=query: your own Logging filter")
+    return parser
+
+
+def _split(values: Sequence[str]) -> tuple[str, ...]:
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+def target_flags(args: argparse.Namespace) -> target.TargetFlags:
+    """The target flags as given."""
+    return target.TargetFlags(
+        project=args.project,
+        cluster_name=args.cluster_name,
+        location=args.location,
+        namespace=args.namespace,
+        jobset_name=args.jobset_name,
+        lws_name=args.lws_name,
+        job_name=args.job_name,
+        pod_prefix=args.pod_prefix,
+        workload=tuple(args.workload),
+        node_names=_split([args.node_names or ""]),
+        container_names=_split([args.container_names or ""]),
+    )
+
+
+def options_from(args: argparse.Namespace) -> Options:
+    """The shaping flags."""
+    if args.filter is not None and args.action != "query":
+        raise UsageError("--filter goes with --action=query")
+    return Options(
+        min_severity=args.min_severity,
+        extra_terms=_split(args.extra_terms) + tuple(args.extra_term),
+        limit=args.limit,
+        order=args.order,
+        first_per_pod=args.first_per_pod,
+        fetch_limit=args.fetch_limit,
+        filter_text=args.filter,
+    )
+
+
+def window_flags(args: argparse.Namespace) -> WindowFlags:
+    """The window flags as given."""
+    return WindowFlags(args.start_time, args.end_time, args.duration, args.issue_time)

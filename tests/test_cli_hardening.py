@@ -1,0 +1,123 @@
+"""Bad flags, odd outputs and missing packages end with one line and the contract's exit code."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE = ("--project=pw-demo", "--jobset_name=x")
+INCIDENT = ROOT / "tests" / "fixtures" / "incidents" / "host-oom-worker.json"
+TOOL = (sys.executable, "scripts/debug_workload.py", f"--logs_file={INCIDENT}")
+EVERY_LINE = ("--action=query", "--filter=severity>=DEFAULT", "--limit=5000", "--format=json")
+OUTSIDE = (
+    "error: the window reaches outside the years 0001 to 9999; check --start_time, "
+    "--end_time, --duration and --issue_time"
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (("--duration=999999999999d",), OUTSIDE),
+        (("--end_time=0001-01-01T00:30:00Z",), OUTSIDE),
+        (("--issue_time=9999-12-31T23:50:00Z",), OUTSIDE),
+        (
+            ("--issue_time=2026-10-22T11:40:00+25:00",),
+            "error: --issue_time=2026-10-22T11:40:00+25:00: not an RFC 3339 time; "
+            "use e.g. 2026-10-22T11:10:00Z",
+        ),
+        (
+            ("--start_time=2026-10-22T11:40:00+05:99",),
+            "error: --start_time=2026-10-22T11:40:00+05:99: not an RFC 3339 time; "
+            "use e.g. 2026-10-22T11:10:00Z",
+        ),
+        (("--duration=",), "error: --duration=: not a duration; use e.g. 30m, 1h, 1h30m or 90s"),
+        (
+            ("--jobset_name=y",),
+            "error: --jobset_name was given more than once; for several workloads use "
+            "--workload=jobset:A --workload=jobset:B",
+        ),
+        (
+            ("--exec",),
+            "error: unrecognized arguments: --exec (see --help)",
+        ),
+        (
+            ("--limit=5", "--limit=6"),
+            "error: --limit was given more than once; give it once",
+        ),
+    ],
+)
+def test_bad_window_and_flag_surprises_exit_2(argv: tuple[str, ...], line: str) -> None:
+    code, out, err = run_cli("--action=errors", *BASE, *argv)
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == line
+
+
+def test_a_full_disk_is_one_line_and_exit_74() -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*TOOL, "--jobset_name=gemma-train", "--action=errors", "--limit=2000"],
+            cwd=ROOT,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert done.returncode == 74
+    assert done.stderr.splitlines()[-1] == (
+        "error: cannot write the output (No space left on device); nothing more was written"
+    )
+
+
+def test_a_reader_that_stops_early_is_not_an_error() -> None:
+    tool = subprocess.Popen(
+        [*TOOL, "--jobset_name=gemma-train", *EVERY_LINE],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert tool.stdout is not None and tool.stderr is not None
+    tool.stdout.readline()
+    tool.stdout.close()  # far more than a pipe's buffer is still to come
+    stderr = tool.stderr.read().decode()
+    assert tool.wait() == 0
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr
+
+
+def test_missing_packages_are_one_line_with_the_install_command() -> None:
+    """-S leaves site-packages out: the packages the tool needs are not importable."""
+    done = subprocess.run(
+        [sys.executable, "-S", "scripts/debug_workload.py", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: missing Python packages (google-re2, tabulate);")
+    assert "python3 -m venv .venv && .venv/bin/pip install" in line
+
+
+def test_extra_term_keeps_its_commas() -> None:
+    code, out, err = run_cli(
+        "--action=errors", *BASE, "--extra_term=checkpoint 12,000 failed", "--format=json"
+    )
+    assert code == 0, err
+    assert '\\"checkpoint 12,000 failed\\"' in out
+    code, out, err = run_cli("--action=errors", *BASE, "--extra_terms=a b,c d", "--format=json")
+    assert code == 0, err
+    assert '\\"a b\\"' in out and '\\"c d\\"' in out
+
+
+def test_elastic_reads_the_client_proxy_and_rm_only() -> None:
+    code, out, err = run_cli("--action=elastic", *BASE, "--issue_time=2026-10-22T11:40:00Z")
+    assert code == 0, err
+    assert 'resource.labels.container_name=("jax-tpu"' in out
+    assert '"pathways-proxy" OR "pathways-rm")' in out
+    assert "pathways-worker" not in out
