@@ -9,12 +9,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from pathways_workload.errors import UsageError
 from pathways_workload.lql import CompiledFilter, LqlError, compile_filter
 from pathways_workload.lql.parser import MAX_FILTER_LENGTH
 from pathways_workload.window import Window
 
+T = TypeVar("T")
 # Room left under Cloud Logging's filter length limit for the window and the scope clauses.
 FILTER_BUDGET = MAX_FILTER_LENGTH - 1_000
 MESSAGE_FIELDS = ("textPayload", "jsonPayload.message", "jsonPayload.MESSAGE")
@@ -93,11 +95,12 @@ def compile_checked(text: str) -> CompiledFilter:
 
 
 def split_to_fit(
-    names: Sequence[str], build: Callable[[Sequence[str]], str], budget: int = FILTER_BUDGET
-) -> list[str]:
-    """The filters `build` makes for the names, split in halves until each is within budget."""
-    text = build(names)
-    if len(text) <= budget or len(names) < 2:
-        return [text]
-    half = len(names) // 2
-    return split_to_fit(names[:half], build, budget) + split_to_fit(names[half:], build, budget)
+    items: Sequence[T], build: Callable[[Sequence[T]], str], budget: int = FILTER_BUDGET
+) -> list[tuple[Sequence[T], str]]:
+    """The filters `build` makes for the items, split in halves until each is within budget;
+    each with the items it covers."""
+    text = build(items)
+    if len(text) <= budget or len(items) < 2:
+        return [(items, text)]
+    half = len(items) // 2
+    return split_to_fit(items[:half], build, budget) + split_to_fit(items[half:], build, budget)

@@ -64,7 +64,10 @@ class Stage:
     """One round of fetches that can run together.
 
     `answers` is False for a stage that only serves the stages after it (node
-    discovery): its results go to `learn`, not to the presenter.
+    discovery): its results go to `learn`, not to the presenter. A `required`
+    stage that finds nothing to ask ends the action ("nothing to query"); any
+    other is skipped. Print mode cannot run a stage built from earlier
+    results: it prints `print_note(request, project)` in its place, if given.
     """
 
     build: Build
@@ -73,6 +76,8 @@ class Stage:
     assume: Callable[[Request], Request] | None = None
     chain: Chain | None = None
     answers: bool = True
+    required: bool = True
+    print_note: Callable[[Request, str], str] | None = None
 
 
 def single(build: Callable[[Request], list[Fetch]]) -> tuple[Stage, ...]:

@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 from pathways_workload import terms
 from pathways_workload.actions import events, node_level, pods, preflight, sweeps
-from pathways_workload.actions.common import present_entries
+from pathways_workload.actions.entry_report import present_entries
+from pathways_workload.actions.followups import after_sweep
 from pathways_workload.plan import Results, Stage, single
 from pathways_workload.query import Request
 from pathways_workload.reports import Report
@@ -68,7 +69,7 @@ ACTIONS: dict[str, Action] = {
         Action(
             "errors",
             "crash and fatal-error sweep over every container, earliest first",
-            single(sweeps.build_errors),
+            (*single(sweeps.build_errors), after_sweep("crashes")),
             present_entries(ERRORS_HINT),
             default_severity="CRITICAL",
         ),
@@ -114,10 +115,13 @@ ACTIONS: dict[str, Action] = {
         Action(
             "user-workload",
             "the JAX client: progress (completed steps) and the first exception",
-            single(
-                sweeps.container_action(
-                    "the JAX client container(s)", terms.USER_CONTAINERS, terms.USER_TERMS
-                )
+            (
+                *single(
+                    sweeps.container_action(
+                        "the JAX client container(s)", terms.USER_CONTAINERS, terms.USER_TERMS
+                    )
+                ),
+                after_sweep("lines"),
             ),
             present_entries(),
             default_severity="ERROR",

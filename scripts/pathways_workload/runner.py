@@ -49,13 +49,15 @@ def _print_stages(action: Action, request: Request, output: Output) -> int:
     chained: tuple[Chain, str] | None = None
     if request.options.first_per_pod:
         write_grouping_note(output.out, output.err, output.as_json)
-    for index, stage in enumerate(action.stages):
+    for stage in action.stages:
         fetches = stage.build(request, Results())
         for item in fetches:
             compile_checked(item.query.filter)
-        if not fetches and index == len(action.stages) - 1:
+        if not fetches and stage.required:
             return _nothing_to_query(action, output)
         project = _project(request)
+        if not fetches and stage.print_note and not output.as_json:
+            output.out.write(stage.print_note(request, project) + "\n\n")
         write_commands(fetches, project, request.window, output.out, output.as_json, chained)
         if stage.chain and fetches:
             chained = (stage.chain, stage.chain.recipe(fetches, project))
@@ -68,19 +70,19 @@ def _print_stages(action: Action, request: Request, output: Output) -> int:
 def _run_stages(
     action: Action, request: Request, source: Source, output: Output
 ) -> tuple[Request, Results] | None:
-    """Every stage through the source; None when the last stage had nothing to ask.
+    """Every stage through the source; None when a required stage had nothing to ask.
 
     The results returned are those of the stages that answer the action.
     """
     results = answers = Results()
-    for index, stage in enumerate(action.stages):
+    for stage in action.stages:
         fetches = stage.build(request, results)
         for item in fetches:
             compile_checked(item.query.filter)
-        if not fetches and index == len(action.stages) - 1:
+        if not fetches and stage.required:
             return None
         try:
-            found = source.run(fetches)
+            found = source.run(fetches) if fetches else []
         except AccessError:
             if action.runs_without_execute:
                 _print(fetches, request, output)

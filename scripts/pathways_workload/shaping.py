@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pathways_workload.describe import where
 from pathways_workload.query import Options
@@ -28,7 +28,8 @@ class Stream:
     notes: list[str] = dataclasses.field(default_factory=list)
 
 
-def _identity(entry: Entry) -> tuple[str, str, str]:
+def identity(entry: Entry) -> tuple[str, str, str]:
+    """What makes an entry the same entry across queries: its log, insertId and time."""
     return (
         str(entry.get("logName", "")),
         str(entry.get("insertId", "")),
@@ -36,35 +37,64 @@ def _identity(entry: Entry) -> tuple[str, str, str]:
     )
 
 
-def merge(results: Sequence[Result], order: str) -> list[Entry]:
-    """All entries of several queries by timestamp (ties by insertId), each entry once."""
+def merge(results: Sequence[Result], order: str, extra: Sequence[Entry] = ()) -> list[Entry]:
+    """All entries of several queries (and `extra`) by timestamp (ties by insertId), each once."""
     seen: set[tuple[str, str, str]] = set()
     merged = []
-    for result in results:
-        for entry in result.entries:
-            key = _identity(entry)
-            if key not in seen:
-                seen.add(key)
-                merged.append(entry)
+    for entry in [*(e for result in results for e in result.entries), *extra]:
+        key = identity(entry)
+        if key not in seen:
+            seen.add(key)
+            merged.append(entry)
     merged.sort(key=sort_key, reverse=order == "desc")
     return merged
 
 
-def group_first(entries: list[Entry], keep: int) -> list[Group]:
-    """Group by where an entry came from; keep the first `keep` and the last of each."""
-    grouped: dict[str, list[Entry]] = {}
+Unit = list[Entry]
+
+
+def _units(entries: list[Entry], attached: Mapping[tuple[str, str, str], Entry]) -> list[Unit]:
+    """Entries in order, each line that is attached to another kept right after it."""
+    followers = {identity(entry) for entry in attached.values()}
+    units = []
     for entry in entries:
-        grouped.setdefault(where(entry), []).append(entry)
+        if identity(entry) in followers:
+            continue
+        companion = attached.get(identity(entry))
+        units.append([entry, companion] if companion is not None else [entry])
+    return units
+
+
+def group_first(
+    entries: list[Entry], keep: int, attached: Mapping[tuple[str, str, str], Entry]
+) -> list[Group]:
+    """Group by where an entry came from; keep the first `keep` and the last of each.
+
+    A line with an attached line (a traceback header and its exception) counts once
+    and brings the attached line along.
+    """
+    grouped: dict[str, list[Unit]] = {}
+    for unit in _units(entries, attached):
+        grouped.setdefault(where(unit[0]), []).append(unit)
     groups = []
-    for name, members in grouped.items():
-        shown = members[:keep] + (members[-1:] if len(members) > keep else [])
-        groups.append(Group(name, shown, len(members)))
+    for name, units in grouped.items():
+        shown = units[:keep] + (units[-1:] if len(units) > keep else [])
+        groups.append(Group(name, [e for unit in shown for e in unit], len(units)))
     return groups
 
 
-def shape(results: Sequence[Result], options: Options) -> Stream:
-    """Apply fetch limit, grouping and --limit, with a note for every cut."""
-    merged = merge(results, options.order)
+def shape(
+    results: Sequence[Result],
+    options: Options,
+    attached: Mapping[tuple[str, str, str], Entry] | None = None,
+) -> Stream:
+    """Apply fetch limit, grouping and --limit, with a note for every cut.
+
+    `attached` maps an entry's identity to a line shown with it (the exception
+    that ends a traceback, after its header).
+    """
+    attached = attached or {}
+    merged = merge(results, options.order, list(attached.values()))
     notes = []
     if options.first_per_pod:
         if len(merged) > options.fetch_limit or any(r.truncated for r in results):
@@ -72,7 +102,7 @@ def shape(results: Sequence[Result], options: Options) -> Stream:
                 f"note: --fetch_limit={options.fetch_limit} was hit before grouping; later pods "
                 "may be missing: narrow the window or raise --fetch_limit"
             )
-        groups = group_first(merged[: options.fetch_limit], options.first_per_pod)
+        groups = group_first(merged[: options.fetch_limit], options.first_per_pod, attached)
         kept, budget = [], options.limit
         for group in groups:
             if budget <= 0:

@@ -1,20 +1,12 @@
-"""What the actions share: scoped fetches, the term-or-severity match, the entries presenter."""
+"""What the actions share: scoped fetches and the term-or-severity match."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from pathways_workload import filters
-from pathways_workload.plan import Results
 from pathways_workload.query import Query, Request
-from pathways_workload.reports import EntryReport
-from pathways_workload.shaping import shape
-from pathways_workload.sources.base import Fetch
-
-EMPTY_HINT = (
-    "an empty result is not a clean result until --action=preflight passes; widen with "
-    "--min_severity=WARNING or --extra_terms"
-)
+from pathways_workload.sources.base import Entry, Fetch
 
 
 def scoped(request: Request, *clauses: str | None) -> str:
@@ -29,6 +21,7 @@ def fetch(
     *clauses: str | None,
     limit: int | None = None,
     order: str | None = None,
+    until: Callable[[Sequence[Entry]], bool] | None = None,
 ) -> Fetch:
     """A fetch of the scoped clauses; by default as many entries as the output needs."""
     return Fetch(
@@ -36,6 +29,7 @@ def fetch(
         limit or request.options.fetch_size,
         order or request.options.order,
         name,
+        until,
     )
 
 
@@ -55,17 +49,3 @@ def narrowing(request: Request) -> str | None:
     if request.options.extra_terms:
         clauses.append(filters.message_has_any(request.options.extra_terms))
     return filters.all_of(clauses) or None
-
-
-def present_entries(
-    empty_hint: str = EMPTY_HINT, marks_nodes: bool = False
-) -> Callable[[Request, Results], EntryReport]:
-    """The presenter of an entry action: merged, grouped and limited entries."""
-
-    def present(request: Request, results: Results) -> EntryReport:
-        marked = frozenset(request.nodes or ()) if marks_nodes else frozenset()
-        return EntryReport(
-            shape(list(results), request.options), request.window.span(), empty_hint, marked
-        )
-
-    return present

@@ -97,6 +97,7 @@ NODE_DISCOVERY = Stage(
     _assume_nodes,
     Chain("NODES", NODES_SENTINEL, _nodes_shell),
     answers=False,
+    required=False,
 )
 
 
@@ -113,7 +114,7 @@ def _per_node_chunk(
     nodes = _nodes(request)
     if not nodes:
         return []
-    return [fetch(request, name, purpose, text) for text in filters.split_to_fit(nodes, build)]
+    return [fetch(request, name, purpose, text) for _, text in filters.split_to_fit(nodes, build)]
 
 
 def build_node_ooms(request: Request, _: Results) -> list[Fetch]:

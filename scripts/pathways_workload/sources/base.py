@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from pathways_workload.query import Query
 from pathways_workload.timestamps import parse_timestamp_ns
 
 Entry = dict[str, Any]
+# entries.list returns at most this many entries a page: one request each.
+PAGE_SIZE = 1000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -17,23 +19,31 @@ class Fetch:
     """Run `query` and return at most `limit` entries, earliest first (or latest for desc).
 
     `name` is what the action calls the answer; several fetches may share one
-    (follow-ups, a long list split over several filters).
+    (follow-ups, a long list split over several filters). `until`, when given,
+    is asked after each page of PAGE_SIZE entries whether the entries so far
+    answer the question; reading stops at the first page where it says yes.
     """
 
     query: Query
     limit: int
     order: str = "asc"
     name: str = ""
+    until: Callable[[Sequence[Entry]], bool] | None = None
 
 
 @dataclasses.dataclass
 class Result:
-    """The entries a fetch returned, in its order, and whether more matched."""
+    """The entries a fetch returned, in its order, and whether more matched.
+
+    `answered`: the entries answer the fetch's `until` question, so more
+    matches, if `truncated` says there are some, are not needed.
+    """
 
     fetch: Fetch
     entries: list[Entry]
     truncated: bool = False
     requests: int = 0
+    answered: bool = False
 
 
 class Source(Protocol):

@@ -122,12 +122,18 @@ class _Scan:
             self.empty_pages += 1
 
     def more_needed(self) -> bool:
-        return self.pages == 0 or (self.token is not None and len(self.entries) < self.fetch.limit)
+        if self.pages == 0:
+            return True
+        if self.token is None or len(self.entries) >= self.fetch.limit:
+            return False
+        return self.fetch.until is None or not self.fetch.until(self.entries)
 
     def result(self) -> Result:
         limit = self.fetch.limit
         truncated = len(self.entries) > limit or self.token is not None
-        return Result(self.fetch, self.entries[:limit], truncated, self.requests)
+        kept = self.entries[:limit]
+        answered = self.fetch.until is not None and self.fetch.until(kept)
+        return Result(self.fetch, kept, truncated, self.requests, answered)
 
 
 def _read_page(page: object, purpose: str) -> tuple[list[Entry], str | None]:

@@ -19,6 +19,7 @@ from pathways_workload.sources.export_reader import (
     iter_line_blocks_backwards,
     iter_records,
 )
+from pathways_workload.sources.paging import as_paged
 from pathways_workload.sources.scan import BlockScanner
 from pathways_workload.timestamps import parse_timestamp_ns
 from pathways_workload.window import Window
@@ -71,8 +72,7 @@ class _Collector:
 
     def result(self) -> Result:
         self._trim()
-        entries = [entry for _, entry in self.kept]
-        return Result(self.fetch, entries, truncated=self.matched > self.fetch.limit)
+        return as_paged(self.fetch, [entry for _, entry in self.kept], self.matched)
 
 
 def raw_time_ns(raw: bytes) -> int | None:

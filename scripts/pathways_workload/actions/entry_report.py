@@ -1,0 +1,35 @@
+"""The presenter of the entry actions: merged, grouped and limited entries.
+
+When the action followed up traceback headers, each header is shown with
+the exception line that ends its traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pathways_workload.actions.followups import FOLLOW_UPS, exceptions_of
+from pathways_workload.plan import Results
+from pathways_workload.query import Request
+from pathways_workload.reports import EntryReport
+from pathways_workload.shaping import shape
+
+EMPTY_HINT = (
+    "an empty result is not a clean result until --action=preflight passes; widen with "
+    "--min_severity=WARNING or --extra_terms"
+)
+
+
+def present_entries(
+    empty_hint: str = EMPTY_HINT, marks_nodes: bool = False
+) -> Callable[[Request, Results], EntryReport]:
+    """An entry action's presenter; `marks_nodes` marks the lines about the workload's nodes."""
+
+    def present(request: Request, results: Results) -> EntryReport:
+        shown = [result for result in results if result.fetch.name != FOLLOW_UPS]
+        found = [entry for result in shown for entry in result.entries]
+        stream = shape(shown, request.options, exceptions_of(found, results))
+        marked = frozenset(request.nodes or ()) if marks_nodes else frozenset()
+        return EntryReport(stream, request.window.span(), empty_hint, marked)
+
+    return present

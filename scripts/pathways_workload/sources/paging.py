@@ -1,0 +1,30 @@
+"""Cloud Logging's paging, played back over entries a source already holds.
+
+Offline sources collect a fetch's matches at once; to answer exactly as the
+API would, and to count requests as the API would (one per page), the entries
+are cut into pages of PAGE_SIZE and read until the limit is reached or the
+fetch's `until` says the question is answered.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
+
+
+def pages_needed(count: int) -> int:
+    """Requests the API needs to return `count` entries (an empty answer is one request)."""
+    return max(1, math.ceil(count / PAGE_SIZE))
+
+
+def as_paged(fetch: Fetch, entries: list[Entry], matched: int) -> Result:
+    """The result the API would give: `entries` are the first matches, of `matched` in all."""
+    kept = entries[: fetch.limit]
+    if fetch.until is not None:
+        for page in range(1, pages_needed(len(kept)) + 1):
+            if fetch.until(kept[: page * PAGE_SIZE]):
+                kept = kept[: page * PAGE_SIZE]
+                break
+    answered = fetch.until is not None and fetch.until(kept)
+    return Result(fetch, kept, matched > len(kept), pages_needed(len(kept)), answered)

@@ -1,0 +1,89 @@
+"""Python tracebacks logged one line per entry: find the header, and the exception it ends with.
+
+GKE turns every line a container writes to stderr into its own entry, so a
+traceback arrives as a header (`Traceback (most recent call last):`), frame
+lines, and the exception line (`ValueError: …`), which carries no crash term.
+Lines of one traceback often share a timestamp, so their order is not to be
+trusted: the exception line is found by its shape. With chained exceptions
+(`During handling of the above exception…`) the last exception is the one
+that ended the program. Launchers may prefix every line (`[rank0]: `).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+from pathways_workload.describe import container_of, message, pod_of
+from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
+
+HEADER = "Traceback (most recent call last):"
+# How far after its header a traceback's lines are looked for, and how many.
+FOLLOW_NS = 10 * 10**9
+FOLLOW_LINES = 300
+# Prefixes launchers put before every line a rank writes: torchrun, mpirun.
+_LAUNCHER_PREFIX_RE = re.compile(r"^(?:\[rank\d+\]:|\[\d+,\d+\]<std(?:out|err)>:)\s?")
+# `pkg.module.NameError: message`, `KeyboardInterrupt`: a dotted name ending as
+# exception classes do, alone or followed by `: message`.
+_EXCEPTION_RE = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning|Fault|Failure)"
+    r"(?::\s.*|:)?$"
+)
+
+
+def unprefixed(text: str) -> str:
+    """The line as the program wrote it, without a launcher's prefix."""
+    return _LAUNCHER_PREFIX_RE.sub("", text, count=1)
+
+
+def is_header(entry: Entry) -> bool:
+    return unprefixed(message(entry).strip()) == HEADER
+
+
+def is_exception_line(text: str) -> bool:
+    line = unprefixed(text.rstrip())
+    return not line[:1].isspace() and _EXCEPTION_RE.match(line) is not None
+
+
+@dataclasses.dataclass(frozen=True)
+class Traceback:
+    """A traceback put back together: its header, its lines, the exception that ended it."""
+
+    header: Entry
+    lines: tuple[Entry, ...]
+    exception: Entry | None
+
+    def text(self) -> list[str]:
+        return [unprefixed(message(entry)) for entry in self.lines]
+
+
+def _same_stream(entry: Entry, header: Entry) -> bool:
+    return pod_of(entry) == pod_of(header) and container_of(entry) == container_of(header)
+
+
+def assemble(header: Entry, candidates: Sequence[Entry]) -> Traceback:
+    """The traceback that starts at `header`, from the lines of its container that follow it."""
+    start = entry_time_ns(header)
+    lines = sorted(
+        (
+            entry
+            for entry in candidates
+            if _same_stream(entry, header)
+            and start <= entry_time_ns(entry) <= start + FOLLOW_NS
+            and sort_key(entry) >= sort_key(header)
+        ),
+        key=sort_key,
+    )[:FOLLOW_LINES]
+    exceptions = [entry for entry in lines if is_exception_line(message(entry))]
+    return Traceback(header, tuple(lines), exceptions[-1] if exceptions else None)
+
+
+def first_headers(entries: Sequence[Entry], most: int) -> list[Entry]:
+    """The earliest header of each pod and container, the earliest `most` of them."""
+    seen: dict[tuple[str | None, str | None], Entry] = {}
+    for entry in sorted(entries, key=sort_key):
+        key = (pod_of(entry), container_of(entry))
+        if key not in seen and is_header(entry):
+            seen[key] = entry
+    return list(seen.values())[:most]

@@ -1,0 +1,105 @@
+"""Tracebacks logged one line per entry: the exception line is found and shown with its header."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pathways_workload import tracebacks
+from tests.helpers import container_entry, run_cli
+
+CLIENT = "llama-train-pathways-head-0-0-abcde"
+FRAMES = [
+    '  File "/app/train.py", line 12, in <module>',
+    "    main()",
+    '  File "/app/train.py", line 9, in main',
+    "    mesh = make_mesh(shape)",
+]
+
+
+def _lines(texts: list[str], start: str = "2026-10-22T11:30:00.100000000Z", **kw: Any) -> list:
+    """One entry per line, all with the same timestamp (as GKE records a burst of stderr)."""
+    return [
+        container_entry(
+            text, pod=CLIENT, container="jax-tpu", severity="ERROR", timestamp=start, **kw
+        )
+        for text in texts
+    ]
+
+
+def test_the_exception_line_is_found_by_its_shape_not_its_position() -> None:
+    entries = _lines(
+        [
+            "Traceback (most recent call last):",
+            *FRAMES,
+            "ValueError: mesh shape (4, 8) does not match 16 devices",
+        ]
+    )
+    entries[-1]["insertId"] = "aaa-first-by-id"  # sorts before the header's insertId
+    header = entries[0]
+    header["insertId"] = "aaa-0"
+    built = tracebacks.assemble(header, entries)
+    assert built.exception is not None
+    assert tracebacks.unprefixed(built.exception["textPayload"]).startswith("ValueError: mesh")
+
+
+def test_chained_exceptions_end_with_the_last_one() -> None:
+    texts = [
+        "[rank0]: Traceback (most recent call last):",
+        '[rank0]:   File "/app/train.py", line 3, in <module>',
+        "[rank0]: KeyError: 'mesh'",
+        "[rank0]: ",
+        "[rank0]: During handling of the above exception, another exception occurred:",
+        "[rank0]: Traceback (most recent call last):",
+        '[rank0]:   File "/app/train.py", line 5, in <module>',
+        "[rank0]: ModuleNotFoundError: No module named 'orbax'",
+    ]
+    entries = _lines(texts)
+    for number, entry in enumerate(entries):
+        entry["insertId"] = f"id{number:03d}"
+    assert tracebacks.is_header(entries[0])
+    built = tracebacks.assemble(entries[0], entries)
+    assert built.exception is entries[-1]
+
+
+def test_lines_that_only_look_like_exceptions_are_not() -> None:
+    assert not tracebacks.is_exception_line("  ValueError: indented, a frame's source")
+    assert not tracebacks.is_exception_line("WARNING:absl:pathwaysutils: Detected backend.")
+    assert not tracebacks.is_exception_line("Epoch: 3")
+    assert tracebacks.is_exception_line("jax.errors.JaxRuntimeError: UNAVAILABLE: Socket closed")
+    assert tracebacks.is_exception_line("KeyboardInterrupt")
+
+
+def _export(tmp_path: Path) -> Path:
+    texts = ["Traceback (most recent call last):", *FRAMES, "ValueError: bad mesh"]
+    entries = _lines(texts)
+    for number, entry in enumerate(entries):
+        entry["insertId"] = f"tb{number:03d}"
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries))
+    return path
+
+
+def test_errors_show_the_exception_after_its_header(tmp_path: Path) -> None:
+    args = (f"--logs_file={_export(tmp_path)}", "--jobset_name=llama-train", "--action=errors")
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].endswith("jax-tpu: Traceback (most recent call last):")
+    assert lines[1].endswith("jax-tpu: ValueError: bad mesh")
+    code, out, err = run_cli(*args, "--first_per_pod=1")
+    assert code == 0, err
+    assert "ValueError: bad mesh" in out
+
+
+def test_print_mode_says_how_to_follow_a_traceback_up() -> None:
+    code, out, err = run_cli(
+        "--project=pw-demo",
+        "--jobset_name=llama-train",
+        "--action=errors",
+        "--issue_time=2026-10-22T11:40:00Z",
+    )
+    assert code == 0, err
+    assert "# then, for each `Traceback (most recent call last):` line" in out
+    assert '# resource.labels.pod_name="POD"' in out
