@@ -117,6 +117,16 @@ def test_functions() -> None:
         ("()", "empty parentheses at column 1\n()\n^"),
         ("f=-abc", "a value that starts with '-' must be quoted, at column 3\nf=-abc\n  ^"),
         (
+            "labels.a=~unquoted",
+            "the regular expression at column 11 must be in double quotes: write "
+            '=~"unquoted"\nlabels.a=~unquoted\n          ^',
+        ),
+        (
+            'f!~("^a" OR b\\d)',
+            "the regular expression at column 13 must be in double quotes: write "
+            '!~"b\\\\d"\nf!~("^a" OR b\\d)\n            ^',
+        ),
+        (
             "a=1\n  b=(2",
             "missing ')' for '(' at line 2, column 5\n  b=(2\n    ^",
         ),

@@ -11,6 +11,9 @@ from __future__ import annotations
 import dataclasses
 from typing import TypeAlias
 
+# Operators whose value is an RE2 pattern; the parser accepts only a quoted one.
+REGEX_OPERATORS = frozenset({"=~", "!~"})
+
 
 @dataclasses.dataclass(frozen=True)
 class Path:

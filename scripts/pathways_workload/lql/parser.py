@@ -30,6 +30,8 @@ TERM_START = frozenset({"word", "string", "dot", "lparen", "not", "minus"})
 # Tokens that make up a path or an unquoted value when written without spaces.
 COMPOUND_PARTS = frozenset({"word", "string", "dot"})
 KEYWORD_KINDS = frozenset({"and", "or", "not"})
+# Longest value quoted back in an error message's suggestion.
+MAX_SUGGESTION_LENGTH = 60
 
 # Documented functions whose results cannot be reproduced offline, and why.
 UNSUPPORTED_FUNCTIONS = {
@@ -182,11 +184,22 @@ class _Parser:
         if self._peek().kind == "lparen":
             leaf = functools.partial(self._value_comparison, path, operator.value)
             return self._group(leaf, in_values=True)
-        return nodes.Comparison(path, operator.value, self._value())
+        return self._value_comparison(path, operator.value)
 
     def _value_comparison(self, path: nodes.Path, operator: str) -> nodes.Node:
-        """Parse one value of a parenthesized right-hand side."""
-        return nodes.Comparison(path, operator, self._value())
+        """Parse the value after `path operator` (or one value of a parenthesized side)."""
+        value = self._value()
+        if operator in nodes.REGEX_OPERATORS and not value.quoted:
+            suggestion = value.text.replace("\\", "\\\\")
+            if len(suggestion) > MAX_SUGGESTION_LENGTH:
+                suggestion = suggestion[: MAX_SUGGESTION_LENGTH - 3] + "..."
+            raise diagnostics.LqlSyntaxError(
+                f"the regular expression at {diagnostics.position(self._text, value.start)} "
+                f'must be in double quotes: write {operator}"{suggestion}"',
+                self._text,
+                value.start,
+            )
+        return nodes.Comparison(path, operator, value)
 
     def _value(self) -> nodes.Literal:
         """Parse one value: quoted, unquoted, or a negative number."""
