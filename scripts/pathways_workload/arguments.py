@@ -9,7 +9,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from pathways_workload import __version__, target
+from pathways_workload import __version__, filters, target
 from pathways_workload.errors import UsageError
 from pathways_workload.query import SEVERITIES, Options
 from pathways_workload.registry import ACTIONS
@@ -199,6 +199,15 @@ def _split(values: Sequence[str]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
+def _searchable(flag: str, terms: Sequence[str]) -> tuple[str, ...]:
+    """Search terms given with `flag`, each one a string a filter can search for."""
+    for term in terms:
+        problem = filters.unsearchable(term) if term else "an empty term matches every line"
+        if problem:
+            raise UsageError(f"{flag}={term!r}: {problem}")
+    return tuple(terms)
+
+
 def target_flags(args: argparse.Namespace) -> target.TargetFlags:
     """The target flags as given."""
     return target.TargetFlags(
@@ -222,7 +231,8 @@ def options_from(args: argparse.Namespace) -> Options:
         raise UsageError("--filter goes with --action=query")
     return Options(
         min_severity=args.min_severity,
-        extra_terms=_split(args.extra_terms) + tuple(args.extra_term),
+        extra_terms=_searchable("--extra_terms", _split(args.extra_terms))
+        + _searchable("--extra_term", args.extra_term),
         limit=args.limit,
         order=args.order,
         first_per_pod=args.first_per_pod,

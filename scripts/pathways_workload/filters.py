@@ -24,10 +24,22 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 _RE2_SPECIAL_RE = re.compile(r"([\\.^$|?*+()\[\]{}-])")
 
 
-def quote(value: str) -> str:
-    """Quote a value as a filter string; control characters are refused."""
+def unsearchable(value: str) -> str | None:
+    """Why a value cannot be searched for as a filter string, or None when it can."""
     if _CONTROL_RE.search(value):
-        raise UsageError(f"{value!r}: control characters cannot be searched for; remove them")
+        return "control characters cannot be searched for; remove them"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "it has a byte that is not UTF-8; write it in UTF-8"
+    return None
+
+
+def quote(value: str) -> str:
+    """Quote a value as a filter string; control characters and non-UTF-8 bytes are refused."""
+    problem = unsearchable(value)
+    if problem:
+        raise UsageError(f"{value!r}: {problem}")
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

@@ -7,6 +7,7 @@ from typing import TextIO
 
 from pathways_workload.errors import AccessError, CheckFailed, UsageError
 from pathways_workload.filters import compile_checked
+from pathways_workload.lql.parser import MAX_FILTER_LENGTH
 from pathways_workload.plan import Chain, Results
 from pathways_workload.query import Request
 from pathways_workload.registry import Action
@@ -39,6 +40,19 @@ def _print(fetches: list[Fetch], request: Request, output: Output) -> None:
     write_commands(fetches, _project(request), request.window, output.out, output.as_json)
 
 
+def _check_filters(fetches: list[Fetch], request: Request) -> None:
+    """Every filter compiles; one that extra terms pushed past the length limit says so."""
+    for item in fetches:
+        length = len(item.query.filter)
+        if length > MAX_FILTER_LENGTH and request.options.extra_terms:
+            raise UsageError(
+                f"--extra_terms/--extra_term: with these terms a query has {length:,} "
+                f"characters; Cloud Logging accepts at most {MAX_FILTER_LENGTH:,}: search for "
+                "fewer or shorter terms"
+            )
+        compile_checked(item.query.filter)
+
+
 def _nothing_to_query(action: Action, output: Output) -> int:
     output.err.write(f"--action={action.name}: nothing to query without the workload's nodes\n")
     return 0
@@ -51,8 +65,7 @@ def _print_stages(action: Action, request: Request, output: Output) -> int:
         write_grouping_note(output.out, output.err, output.as_json)
     for stage in action.stages:
         fetches = stage.build(request, Results())
-        for item in fetches:
-            compile_checked(item.query.filter)
+        _check_filters(fetches, request)
         if not fetches and stage.required:
             return _nothing_to_query(action, output)
         project = _project(request)
@@ -77,8 +90,7 @@ def _run_stages(
     results = answers = Results()
     for stage in action.stages:
         fetches = stage.build(request, results)
-        for item in fetches:
-            compile_checked(item.query.filter)
+        _check_filters(fetches, request)
         if not fetches and stage.required:
             return None
         try:

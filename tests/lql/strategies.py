@@ -29,6 +29,8 @@ WORDS = (
     "stdout",
     "k8s_container",
     "2026-10-22T11:10:00Z",
+    "10.1.2.3",
+    "1:2::3/64",
     "",
 )
 FIELDS = (
@@ -79,7 +81,9 @@ def comparisons(draw: st.DrawFn, field: str | None = None) -> str:
 @st.composite
 def terms(draw: st.DrawFn) -> str:
     """A term: a comparison, a global restriction or a function."""
-    kind = draw(st.sampled_from(("comparison", "comparison", "global", "search", "log_id")))
+    kind = draw(
+        st.sampled_from(("comparison", "comparison", "global", "search", "log_id", "ip_in_net"))
+    )
     word = draw(st.sampled_from([word for word in WORDS if word]))
     if kind == "global":
         return quoted(word)
@@ -87,6 +91,10 @@ def terms(draw: st.DrawFn) -> str:
         return f"SEARCH({quoted(word)})"
     if kind == "log_id":
         return f"log_id({quoted(draw(st.sampled_from(('stdout', 'a/b'))))})"
+    if kind == "ip_in_net":
+        field = draw(st.sampled_from(FIELDS))
+        subnet = draw(st.sampled_from(("10.0.0.0/8", "10.1.2.3", "1:2::/48", "::/0")))
+        return f"ip_in_net({field}, {quoted(subnet)})"
     return draw(comparisons())
 
 

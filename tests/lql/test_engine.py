@@ -191,3 +191,33 @@ def test_long_chains_near_the_length_limit() -> None:
     assert matches(levels, {"severity": "ERROR"})
     terms = "textPayload:(" + " ".join(f"t{index}" for index in range(3000)) + ")"
     assert not matches(terms, {"textPayload": "t1 t2"})
+
+
+def test_ip_in_net_reads_addresses_and_ranges_strictly() -> None:
+    def inside(value: object, subnet: str = "10.0.0.0/8") -> bool:
+        return matches(f'ip_in_net(jsonPayload.ip, "{subnet}")', {"jsonPayload": {"ip": value}})
+
+    assert inside("10.200.0.1") and inside("10.1.2.0/24") and inside("10.0.0.0/8")
+    assert not inside("10.0.0.0/7")
+    # A range written with host bits set is its network, in the field and in the subnet.
+    assert inside("10.1.2.3/24") and inside("10.1.2.77", "10.1.2.3/24")
+    # Not addresses: spaces, leading zeros, netmask forms, zones, objects, numbers, null.
+    for value in (" 10.1.2.3", "010.1.2.3", "10.0.0.0/255.0.0.0", "10.1.2.3:80", "", None):
+        assert not inside(value), value
+    assert not inside({"ip": "10.1.2.3"}) and not inside(167837953)
+    assert not inside("fe80::1%eth0", "fe80::/10") and inside("fe80::1", "fe80::/10")
+
+
+def test_ip_in_net_never_mixes_ip_versions() -> None:
+    assert not matches('ip_in_net(labels.ip, "::/0")', {"labels": {"ip": "10.1.2.3"}})
+    assert not matches('ip_in_net(labels.ip, "10.0.0.0/8")', {"labels": {"ip": "::ffff:10.1.2.3"}})
+    assert not matches('ip_in_net(labels.ip, "0.0.0.0/0")', {"labels": {"ip": "1:2::3"}})
+    assert matches('ip_in_net(labels.ip, "::ffff:0:0/96")', {"labels": {"ip": "::ffff:10.1.2.3"}})
+
+
+def test_ip_in_net_on_typed_fields_and_in_any_case() -> None:
+    assert not matches('ip_in_net(severity, "10.0.0.0/8")', {"severity": "10.1.2.3"})
+    assert not matches('ip_in_net(httpRequest.status, "0.0.0.0/0")', {"httpRequest": {"status": 1}})
+    entry = {"httpRequest": {"remoteIp": "10.1.2.3"}}
+    assert matches('IP_IN_NET(httpRequest.remote_ip, "10.1.2.3")', entry)
+    assert matches('ip_in_net(httpRequest.remoteIp, "10.1.2.3") NOT "nowhere"', entry)

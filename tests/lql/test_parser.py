@@ -24,6 +24,8 @@ def show(node: nodes.Node) -> str:
         return f"SEARCH({field}{node.query.text})"
     if isinstance(node, nodes.LogId):
         return f"log_id({node.log_id.text})"
+    if isinstance(node, nodes.IpInNet):
+        return f"ip_in_net({'.'.join(node.path.components)}, {node.subnet.text})"
     return "ALL"
 
 
@@ -90,6 +92,9 @@ def test_functions() -> None:
         "(AND SEARCH(a b) SEARCH(textPayload,c))"
     )
     assert show(parser.parse('Log_Id("a/b")')) == "log_id(a/b)"
+    assert show(parser.parse('NOT ip_in_net(labels."a.b", "10.0.0.0/8")')) == (
+        "(NOT ip_in_net(labels.a.b, 10.0.0.0/8))"
+    )
 
 
 @pytest.mark.parametrize(
@@ -117,13 +122,34 @@ def test_functions() -> None:
         ("()", "empty parentheses at column 1\n()\n^"),
         ("f=-abc", "a value that starts with '-' must be quoted, at column 3\nf=-abc\n  ^"),
         (
+            "labels.a=~unquoted",
+            "the regular expression at column 11 must be in double quotes: write "
+            '=~"unquoted"\nlabels.a=~unquoted\n          ^',
+        ),
+        (
+            'f!~("^a" OR b\\d)',
+            "the regular expression at column 13 must be in double quotes: write "
+            '!~"b\\\\d"\nf!~("^a" OR b\\d)\n            ^',
+        ),
+        (
             "a=1\n  b=(2",
             "missing ')' for '(' at line 2, column 5\n  b=(2\n    ^",
         ),
         (
             'nosuch("x")',
-            "unknown function 'nosuch' at column 1; the functions evaluated here are SEARCH "
-            'and log_id\nnosuch("x")\n^',
+            "unknown function 'nosuch' at column 1; the functions evaluated here are SEARCH, "
+            'log_id and ip_in_net\nnosuch("x")\n^',
+        ),
+        (
+            'ip_in_net(labels.ip, "10.1.2.0/33")',
+            "'10.1.2.0/33' at column 22 is not an IP address or CIDR range, such as "
+            '"10.1.2.3", "10.1.2.0/24" or "1:2::/48"\nip_in_net(labels.ip, "10.1.2.0/33")\n'
+            "                     ^",
+        ),
+        (
+            "ip_in_net(labels.ip, 10.1.2.0/24)",
+            "ip_in_net() at column 1 takes a field and a quoted address or CIDR range: "
+            'ip_in_net(field, "10.1.2.0/24")\nip_in_net(labels.ip, 10.1.2.0/24)\n^',
         ),
         (
             "SEARCH(x)",

@@ -94,10 +94,23 @@ def test_other_inputs() -> None:
 
 
 def test_unconstrained_filters_pass_everything() -> None:
-    for text in ("", 'NOT textPayload:"x"', 'textPayload=~"x"', "timestamp>=2026-01-01"):
+    for text in (
+        "",
+        'NOT textPayload:"x"',
+        'textPayload=~"x"',
+        "timestamp>=2026-01-01",
+        'ip_in_net(jsonPayload.ip, "10.0.0.0/8")',
+        'ip_in_net(jsonPayload.ip, "10.0.0.0/8") OR textPayload:"x"',
+    ):
         compiled = compile_filter(text)
         assert compiled.required == ()
         assert compiled.may_match_raw(b'{"textPayload": "anything"}')
+
+
+def test_ip_in_net_leaves_the_other_terms_groups() -> None:
+    compiled = compile_filter('ip_in_net(jsonPayload.ip, "10.0.0.0/8") textPayload:"refused"')
+    assert compiled.required == (frozenset({b"refused"}),)
+    assert compiled.may_match_raw(b'{"jsonPayload": {"ip": "10.1.2.3"}, "textPayload": "Refused"}')
 
 
 def test_required_groups_of_a_crash_sweep() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathways_workload import filters, selectors, terms
+from pathways_workload import filters, selectors, terms, user_filter
 from pathways_workload.actions.common import fetch, narrowing, term_match
 from pathways_workload.errors import UsageError
 from pathways_workload.query import Request
@@ -60,7 +60,11 @@ def build_summary(request: Request) -> list[Fetch]:
 
 
 def build_query(request: Request) -> list[Fetch]:
+    """The user's --filter, checked on its own, then ANDed with the window."""
     text = request.options.filter_text
-    if not text:
+    if text is None:
         raise UsageError("--action=query needs --filter='<Logging query>'")
-    return [fetch(request, "filter", "your filter", f"(\n{text}\n)")]
+    user_filter.check_text("--filter", text)
+    query = fetch(request, "filter", "your filter", user_filter.wrap(text))
+    user_filter.check_built("--filter", text, query.query.filter)
+    return [query]

@@ -7,8 +7,8 @@
 
 Stages, one module each: `lexer` (text to tokens), `parser` (tokens to the
 `nodes` tree, with the precedence table), `fields` (the LogEntry field table),
-`compiler` (tree to a closure, with `checks`, `access`, `analyzer` and
-`values`), `prefilter` (tree to the byte strings a raw line must contain).
+`compiler` (tree to a closure, with `checks`, `access`, `analyzer`,
+`networks` and `values`), `prefilter` (tree to the byte strings a raw line must contain).
 
 Choices where the documentation is silent (each pinned by a test in tests/lql):
 
@@ -34,8 +34,14 @@ Choices where the documentation is silent (each pinned by a test in tests/lql):
   must be quoted. Unquoted values may contain dots (`5.5`). `--` starts a
   comment only where a token may start (`a--b` is one word).
 - Timestamps outside years 1 to 9999 do not convert (comparison false).
-- sample, ip_in_net, cast, regexp_extract and source are "unsupported";
-  nesting deeper than 64 parentheses and NOTs is a "limit" error.
+- ip_in_net reads an address (`10.1.2.3`, `1:2::3`) or CIDR range
+  (`10.1.2.0/24`) with nothing around it (no spaces, zone, port or netmask
+  form); host bits set in a range are ignored; an address of one IP version
+  is never inside a subnet of the other (`::ffff:10.1.2.3` is not in
+  `10.0.0.0/8`); the subnet must be a quoted string; on a typed LogEntry
+  field (severity, timestamps, numbers, booleans) it is false.
+- sample, cast, regexp_extract and source are "unsupported"; nesting deeper
+  than 64 parentheses and NOTs is a "limit" error.
 """
 
 from pathways_workload.lql.compiled import CompiledFilter, compile_filter

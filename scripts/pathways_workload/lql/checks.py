@@ -35,7 +35,7 @@ ORDERING = {
     ">=": operator.ge,
     ":": operator.eq,
 }
-REGEX_OPERATORS = frozenset({"=~", "!~"})
+REGEX_OPERATORS = nodes.REGEX_OPERATORS
 EQUALITY_OPERATORS = frozenset({"=", ":"})
 
 # A key converted from a field value or a literal: str, int or bool, and the

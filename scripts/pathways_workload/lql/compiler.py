@@ -18,7 +18,16 @@ import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pathways_workload.lql import access, analyzer, checks, diagnostics, fields, nodes, values
+from pathways_workload.lql import (
+    access,
+    analyzer,
+    checks,
+    diagnostics,
+    fields,
+    networks,
+    nodes,
+    values,
+)
 
 Entry = Mapping[str, object]
 Memo = dict[str, object]
@@ -89,6 +98,8 @@ class _Compiler:
             return self._search(node)
         if isinstance(node, nodes.LogId):
             return _log_id(node.log_id)
+        if isinstance(node, nodes.IpInNet):
+            return self._ip_in_net(node)
         return always
 
     def _junction(self, node: nodes.And | nodes.Or) -> Predicate:
@@ -157,6 +168,19 @@ class _Compiler:
             return analyzer.matches(query, token_lists, present)
 
         return search_field
+
+    def _ip_in_net(self, node: nodes.IpInNet) -> Predicate:
+        """Compile ip_in_net: a string value of the field (any element) lies in the subnet."""
+        network = networks.subnet(node.subnet, self._text)
+        field = fields.resolve(node.path, self._text)
+        if field.kind in checks.KEY_CONVERTERS and not field.free_keys:
+            return never
+        read = access.getter(field)
+
+        def ip_in_net(entry: Entry, memo: Memo) -> bool:
+            return any(networks.contains(network, item) for item in access.flatten(read(entry)))
+
+        return ip_in_net
 
 
 def _negation(inner: Predicate) -> Predicate:

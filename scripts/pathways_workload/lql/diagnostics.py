@@ -24,6 +24,7 @@ class LqlError(Exception):
         kind: "syntax", "limit", "undefined-field" or "unsupported".
         message: one line saying what is wrong.
         filter_text: the whole filter.
+        offset: 0-based character offset of the place in `filter_text`, or None.
         column: 1-based column within `line`, or None when no place applies.
         line: 1-based line of the filter the column is on, or None.
     """
@@ -34,6 +35,7 @@ class LqlError(Exception):
         super().__init__(message)
         self.message = message
         self.filter_text = filter_text
+        self.offset = offset
         self.line: int | None = None
         self.column: int | None = None
         if offset is not None:

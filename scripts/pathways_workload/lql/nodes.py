@@ -11,6 +11,9 @@ from __future__ import annotations
 import dataclasses
 from typing import TypeAlias
 
+# Operators whose value is an RE2 pattern; the parser accepts only a quoted one.
+REGEX_OPERATORS = frozenset({"=~", "!~"})
+
 
 @dataclasses.dataclass(frozen=True)
 class Path:
@@ -62,6 +65,25 @@ class LogId:
 
 
 @dataclasses.dataclass(frozen=True)
+class IpInNet:
+    """`ip_in_net(path, "subnet")`: the field holds an IP address or range inside the subnet.
+
+    `subnet` is the quoted string as written; the parser has checked that it
+    is a legal IPv4 or IPv6 address or CIDR range (`networks.subnet` reads it,
+    `networks` says what is legal). The term holds when a string value at
+    `path` (any element, if the value is an array) is an address or range
+    that lies within the subnet, of the same IP version. It is false for a
+    missing or defaulted field, a value that is not a string, text that is not
+    a legal address or range, and any typed LogEntry field (severity,
+    timestamps, numbers, booleans); so `NOT ip_in_net(...)` holds for all of those.
+    Any other backend (a SQL compiler) must keep exactly these semantics.
+    """
+
+    path: Path
+    subnet: Literal
+
+
+@dataclasses.dataclass(frozen=True)
 class And:
     """Both sides hold (explicit `AND` or whitespace)."""
 
@@ -89,7 +111,7 @@ class Everything:
     """The empty filter, which every entry matches."""
 
 
-Node: TypeAlias = Comparison | Restriction | Search | LogId | And | Or | Not | Everything
+Node: TypeAlias = Comparison | Restriction | Search | LogId | IpInNet | And | Or | Not | Everything
 
 
 def operands(node: And | Or) -> list[Node]:

@@ -7,8 +7,9 @@ joined by an implicit AND with AND's binding power, so `a b OR c` is also
 
 A parenthesized right-hand side (`f=("a" OR NOT "b")`) is parsed with the same
 machinery, with values as its terms, and the field and operator distributed
-over them. Function names are case-insensitive; `SEARCH` and `log_id` are
-evaluated, the other documented functions are rejected as unsupported.
+over them. Function names are case-insensitive; `SEARCH`, `log_id` and
+`ip_in_net` are evaluated, the other documented functions are rejected as
+unsupported. A regular expression must be a quoted string.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from pathways_workload.lql import diagnostics, lexer, nodes, values
+from pathways_workload.lql import diagnostics, lexer, networks, nodes, values
 
 MAX_FILTER_LENGTH = 20_000
 # Deepest nesting of parentheses and NOTs accepted (this engine's limit, which
@@ -30,11 +31,12 @@ TERM_START = frozenset({"word", "string", "dot", "lparen", "not", "minus"})
 # Tokens that make up a path or an unquoted value when written without spaces.
 COMPOUND_PARTS = frozenset({"word", "string", "dot"})
 KEYWORD_KINDS = frozenset({"and", "or", "not"})
+# Longest value quoted back in an error message's suggestion.
+MAX_SUGGESTION_LENGTH = 60
 
 # Documented functions whose results cannot be reproduced offline, and why.
 UNSUPPORTED_FUNCTIONS = {
     "sample": "samples with a hash that Cloud Logging does not document",
-    "ip_in_net": "is not implemented by the offline engine",
     "cast": "formats values in ways the documentation does not pin down",
     "regexp_extract": "is not implemented by the offline engine",
     "source": "depends on the resource hierarchy, which log entries do not carry",
@@ -182,11 +184,22 @@ class _Parser:
         if self._peek().kind == "lparen":
             leaf = functools.partial(self._value_comparison, path, operator.value)
             return self._group(leaf, in_values=True)
-        return nodes.Comparison(path, operator.value, self._value())
+        return self._value_comparison(path, operator.value)
 
     def _value_comparison(self, path: nodes.Path, operator: str) -> nodes.Node:
-        """Parse one value of a parenthesized right-hand side."""
-        return nodes.Comparison(path, operator, self._value())
+        """Parse the value after `path operator` (or one value of a parenthesized side)."""
+        value = self._value()
+        if operator in nodes.REGEX_OPERATORS and not value.quoted:
+            suggestion = value.text.replace("\\", "\\\\")
+            if len(suggestion) > MAX_SUGGESTION_LENGTH:
+                suggestion = suggestion[: MAX_SUGGESTION_LENGTH - 3] + "..."
+            raise diagnostics.LqlSyntaxError(
+                f"the regular expression at {diagnostics.position(self._text, value.start)} "
+                f'must be in double quotes: write {operator}"{suggestion}"',
+                self._text,
+                value.start,
+            )
+        return nodes.Comparison(path, operator, value)
 
     def _value(self) -> nodes.Literal:
         """Parse one value: quoted, unquoted, or a negative number."""
@@ -213,10 +226,10 @@ class _Parser:
                 self._text,
                 name.start,
             )
-        if function not in ("search", "log_id"):
+        if function not in ("search", "log_id", "ip_in_net"):
             raise self._error(
                 f"unknown function {diagnostics.shorten(name.value)} at {self._where(name)}; "
-                "the functions evaluated here are SEARCH and log_id",
+                "the functions evaluated here are SEARCH, log_id and ip_in_net",
                 name,
             )
         arguments = self._arguments()
@@ -224,7 +237,21 @@ class _Parser:
             if len(arguments) != 1:
                 raise self._error(f"log_id() at {self._where(name)} takes one log ID", name)
             return nodes.LogId(self._literal(arguments[0]))
+        if function == "ip_in_net":
+            return self._ip_in_net(name, arguments)
         return self._search(name, arguments)
+
+    def _ip_in_net(self, name: lexer.Token, arguments: list[list[lexer.Token]]) -> nodes.Node:
+        """Build an ip_in_net node; its subnet must be a legal address or range."""
+        if len(arguments) != 2 or len(arguments[1]) != 1 or arguments[1][0].kind != "string":
+            raise self._error(
+                f"ip_in_net() at {self._where(name)} takes a field and a quoted address or "
+                'CIDR range: ip_in_net(field, "10.1.2.0/24")',
+                name,
+            )
+        subnet = self._literal(arguments[1])
+        networks.subnet(subnet, self._text)
+        return nodes.IpInNet(self._path(arguments[0]), subnet)
 
     def _search(self, name: lexer.Token, arguments: list[list[lexer.Token]]) -> nodes.Node:
         """Build a SEARCH node from its arguments."""

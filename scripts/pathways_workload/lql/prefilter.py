@@ -7,8 +7,8 @@ folded value must occur), global restrictions, SEARCH tokens, and severity
 comparisons (the names of the levels that satisfy them, unless DEFAULT does,
 since an entry without a severity is DEFAULT). AND joins groups; OR gives one
 group, the union of one group of each operand, only when every operand has
-one; NOT, regular expressions, numbers, booleans, NULL_VALUE, timestamps and
-presence tests give none.
+one; NOT, regular expressions, numbers, booleans, NULL_VALUE, timestamps,
+presence tests and ip_in_net (an address can be written in many ways) give none.
 
 Why it is exact: when a line is ASCII without `\\u` or `\\/` escapes, every
 string of its entry is ASCII and appears in the line as written, except for

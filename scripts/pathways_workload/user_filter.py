@@ -1,0 +1,76 @@
+"""The user's own filter text (`--filter`), checked before the tool adds anything to it.
+
+The text is compiled on its own first, so an error names the flag and its
+line and column count within that text, with a caret under it. Once the tool
+has put the text in parentheses and added its clauses, only a limit can
+newly fail: that too is said in terms of the flag.
+"""
+
+from __future__ import annotations
+
+from pathways_workload.errors import UsageError
+from pathways_workload.lql import LqlError, LqlLimitError, compile_filter, diagnostics, lexer
+from pathways_workload.lql.parser import MAX_FILTER_LENGTH, MAX_NESTING
+
+# What `wrap` puts around the user's text: a line of its own each.
+OPENING = "(\n"
+CLOSING = "\n)"
+
+
+def check_text(flag: str, text: str) -> None:
+    """Check the user's filter on its own.
+
+    Raises:
+        UsageError: the text is not UTF-8, not a valid filter, or has no condition.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise UsageError(
+            f"{flag} has a byte that is not UTF-8 at {diagnostics.position(text, error.start)}: "
+            "write the filter in UTF-8"
+        ) from None
+    try:
+        compile_filter(text)
+    except LqlError as error:
+        raise UsageError(f"{flag}: {error.render()}") from None
+    if lexer.tokenize(text)[0].kind == "eof":
+        raise UsageError(
+            f"{flag} has no condition (it is blank or only comments): give a Logging query, "
+            f"e.g. {flag}='severity>=ERROR'"
+        )
+
+
+def wrap(text: str) -> str:
+    """The user's text in parentheses of its own, ready to AND with the tool's clauses."""
+    return OPENING + text + CLOSING
+
+
+def check_built(flag: str, text: str, built: str) -> None:
+    """Check a filter built around `wrap(text)`, the text having passed `check_text`.
+
+    Raises:
+        UsageError: the built filter is too long, or nests too deep at a place in `text`.
+    """
+    excess = len(built) - MAX_FILTER_LENGTH
+    if excess > 0:
+        raise UsageError(
+            f"{flag}: with the clauses the tool adds around it, the filter has "
+            f"{len(built):,} characters; Cloud Logging accepts at most {MAX_FILTER_LENGTH:,}: "
+            f"shorten {flag} by at least {excess:,}"
+        )
+    try:
+        compile_filter(built)
+    except LqlLimitError as error:
+        start = built.find(wrap(text)) + len(OPENING)
+        if error.offset is None or not start <= error.offset <= start + len(text):
+            raise  # the tool's own clauses: a bug
+        offset = error.offset - start
+        nested = LqlLimitError(
+            f"parentheses and NOTs nest more than {MAX_NESTING - 1} deep at "
+            f"{diagnostics.position(text, offset)}: the tool puts {flag} in one more pair of "
+            f"parentheses, and at most {MAX_NESTING} levels are accepted",
+            text,
+            offset,
+        )
+        raise UsageError(f"{flag}: {nested.render()}") from None
