@@ -200,13 +200,15 @@ def test_blank_filter_has_its_own_message(text: str) -> None:
 
 def test_filter_pushed_past_the_length_limit_by_the_window() -> None:
     # 19,974 characters of the user's; "(\n" and "\n)\n" around them, and the two
-    # 33-character window clauses joined by a newline, add 72: 20,046 in all.
+    # 33-character window clauses joined by a newline, add 72; the cluster and location
+    # clauses of the target flags (41 and 35 characters, each with its newline) add 78:
+    # 20,124 in all.
     text = 'textPayload:"' + "x" * 19_960 + '"'
     code, out, err = run_cli(*QUERY, f"--filter={text}")
     assert (code, out) == (2, "")
     assert err.splitlines()[1:] == [
-        "error: --filter: with the clauses the tool adds around it, the filter has 20,046 "
-        "characters; Cloud Logging accepts at most 20,000: shorten --filter by at least 46"
+        "error: --filter: with the clauses the tool adds around it, the filter has 20,124 "
+        "characters; Cloud Logging accepts at most 20,000: shorten --filter by at least 124"
     ]
 
 

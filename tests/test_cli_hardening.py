@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli
+from pathways_workload.lql import compile_filter
+from tests.helpers import container_entry, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ("--project=pw-demo", "--jobset_name=x")
@@ -121,3 +123,35 @@ def test_elastic_reads_the_client_proxy_and_rm_only() -> None:
     assert 'resource.labels.container_name=("jax-tpu"' in out
     assert '"pathways-proxy" OR "pathways-rm")' in out
     assert "pathways-worker" not in out
+
+
+def test_query_honours_the_workload_flags() -> None:
+    """Another JobSet's lines and events are not the workload's."""
+    code, out, err = run_cli(
+        "--action=query",
+        "--project=pw-demo",
+        "--pod_prefix=llama-train-worker",
+        "--filter=severity>=ERROR",
+        "--issue_time=2026-10-22T11:40:00Z",
+        "--format=json",
+    )
+    assert code == 0, err
+    (record,) = [json.loads(line) for line in out.splitlines()]
+    compiled = compile_filter(record["filter"])
+    ours = container_entry("boom", pod="llama-train-worker-0-0-abcde")
+    theirs = container_entry("boom", pod="other-worker-0-0-abcde", jobset="other")
+    assert compiled.matches(ours) and not compiled.matches(theirs)
+
+
+def test_query_without_target_flags_is_only_the_filter_and_window() -> None:
+    code, out, err = run_cli(
+        "--action=query",
+        "--project=pw-demo",
+        '--filter=resource.type="k8s_node"',
+        "--issue_time=2026-10-22T11:40:00Z",
+        "--format=json",
+    )
+    assert code == 0, err
+    (record,) = [json.loads(line) for line in out.splitlines()]
+    assert "namespace_name" not in record["filter"]
+    assert "k8s_container" not in record["filter"]

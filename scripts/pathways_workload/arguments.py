@@ -100,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     _flag(where, "project", help="Google Cloud project of the cluster")
     _flag(where, "cluster_name", help="GKE cluster name")
     _flag(where, "location", help="cluster region or zone")
-    _flag(where, "namespace", default="default", help="Kubernetes namespace (default: default)")
+    _flag(where, "namespace", help="Kubernetes namespace (default: default)")
     _flag(where, "jobset_name", help="the workload is this JobSet")
     _flag(where, "lws_name", help="the workload is this LeaderWorkerSet")
     _flag(where, "job_name", help="the workload is this plain Job")

@@ -168,7 +168,8 @@ ACTIONS: dict[str, Action] = {
         ),
         Action(
             "query",
-            "your own --filter, through the same window, limit and ordering",
+            "your own --filter, ANDed with the target flags given, through the same window, "
+            "limit and ordering",
             single(events.build_query),
             present_entries(),
             needs_workload=False,

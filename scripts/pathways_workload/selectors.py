@@ -143,6 +143,20 @@ def workload_events(target: Target) -> str:
     )
 
 
+def target_scope(target: Target) -> str:
+    """What the target flags given select, for a filter of the user's own ("" for none).
+
+    With a workload: its container lines and its events. Otherwise the
+    cluster, location and namespace given.
+    """
+    if target.workloads:
+        return filters.any_of([container_lines(target), workload_events(target)])
+    clauses = _cluster_clauses(target)
+    if target.namespace_given:
+        clauses.append(filters.equals("resource.labels.namespace_name", target.namespace))
+    return filters.all_of(clauses)
+
+
 def on_nodes(nodes: Sequence[str]) -> str:
     """Entries GKE labelled with one of these nodes."""
     return filters.one_of(filters.label(labels.NODE), nodes)

@@ -42,6 +42,7 @@ class Target:
     workloads: tuple[Workload, ...] = ()
     node_names: tuple[str, ...] = ()
     container_names: tuple[str, ...] = ()
+    namespace_given: bool = False  # --namespace was passed (not only its default)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,7 +52,7 @@ class TargetFlags:
     project: str | None = None
     cluster_name: str | None = None
     location: str | None = None
-    namespace: str = "default"
+    namespace: str | None = None
     jobset_name: str | None = None
     lws_name: str | None = None
     job_name: str | None = None
@@ -117,7 +118,8 @@ def from_flags(flags: TargetFlags) -> Target:
         project=flags.project and check_project(flags.project),
         cluster_name=flags.cluster_name and check_name("cluster_name", flags.cluster_name),
         location=flags.location and check_location(flags.location),
-        namespace=check_name("namespace", flags.namespace),
+        namespace=check_name("namespace", flags.namespace or "default"),
+        namespace_given=flags.namespace is not None,
         workloads=_workloads(flags),
         node_names=tuple(check_name("node_names", name) for name in flags.node_names),
         container_names=tuple(

@@ -60,11 +60,12 @@ def build_summary(request: Request) -> list[Fetch]:
 
 
 def build_query(request: Request) -> list[Fetch]:
-    """The user's --filter, checked on its own, then ANDed with the window."""
+    """The user's --filter, checked on its own, then ANDed with the target flags and the window."""
     text = request.options.filter_text
     if text is None:
         raise UsageError("--action=query needs --filter='<Logging query>'")
     user_filter.check_text("--filter", text)
-    query = fetch(request, "filter", "your filter", user_filter.wrap(text))
+    scope = selectors.target_scope(request.target)
+    query = fetch(request, "filter", "your filter", user_filter.wrap(text), scope)
     user_filter.check_built("--filter", text, query.query.filter)
     return [query]
