@@ -1,0 +1,145 @@
+"""A hostNetwork exporter holds port 8080 on a TPU node; that worker cannot bind its metrics."""
+
+from __future__ import annotations
+
+from tests.corpus import beats
+from tests.corpus.clock import US, sec
+from tests.corpus.expect import act, errors_act, finish, host_ref, ref, unrelated_of, versions
+from tests.corpus.incident import Incident, Story
+from tests.corpus.layouts import next_attempt, plain_pod, release
+from tests.corpus.model import WORKER, Node, Pod, Run
+from tests.corpus.wording import Line
+from tests.logentry import Entry
+
+STORY = Story(
+    slug="port-collision",
+    seed=1313,
+    start="2026-11-24T09:30:00Z",
+    title="Port collision on a TPU node: a hostNetwork exporter holds port 8080",
+    scenario=13,
+    layout="xpk + hostNetwork DaemonSet pod of namespace monitoring",
+    summary=(
+        "A custom-metrics-exporter DaemonSet pod (namespace monitoring, hostNetwork) already "
+        "listens on :8080 on the node of slice 0 host 1; that pathways-worker fails to bind its "
+        "metrics server (Address already in use), crash-loops five times, the other workers "
+        "register but slice 0 never becomes ready, and the worker Job hits its backoff limit; the "
+        "JobSet restarts once onto the same nodes, fails the same way and ends with "
+        "ReachedMaxRestarts."
+    ),
+)
+PORT_GUESS = "port 8080 as the worker's metrics port; the exporter DaemonSet and its lines"
+EXPORTER, EXPORTER_IMAGE = (
+    "exporter",
+    "us-docker.pkg.dev/pw-demo/tools/custom-metrics-exporter:0.4.2",
+)
+SERVING = Line(
+    "serving metrics on :8080 (hostNetwork)", form="plain", stream="stdout", guess=PORT_GUESS
+)
+SCRAPED = Line(
+    "scraped {series} TPU runtime series", form="plain", stream="stdout", guess=PORT_GUESS
+)
+BIND_FAILED = Line(
+    "Failed to start the worker metrics server on [::]:8080: UNKNOWN: No address added out of "
+    "total 1 resolved for '[::]:8080' {{children:[UNKNOWN:Unable to configure socket {{fd:17, "
+    'children:[UNKNOWN:Address already in use {{syscall:"bind", os_error:"Address already in '
+    'use"}}]}}]}}',
+    ("metrics_server.cc", 88),
+    letter="E",
+    planted=True,
+    guess="the worker's metrics-server bind failure wording around `Address already in use` "
+    "(gRPC status tree)",
+)
+METRICS_CHECK = Line(
+    "Check failed: metrics_status.ok() ", ("server_main.cc", 266), letter="F", planted=True
+)
+
+
+def exporter_on(inc: Incident, node: Node) -> Pod:
+    """The exporter DaemonSet's pod on the node: it serves on the host's port 8080."""
+    pod = plain_pod(
+        inc,
+        f"custom-metrics-exporter-{inc.suffix()}",
+        node,
+        EXPORTER,
+        EXPORTER_IMAGE,
+        owner=("DaemonSet", "custom-metrics-exporter"),
+        namespace="monitoring",
+        labels={"app": "custom-metrics-exporter"},
+    )
+    started = beats.start_pod(inc, pod, inc.t0 + inc.between(20, 60))[EXPORTER]
+    inc.log(pod, EXPORTER, started + inc.between(0.5, 1.0), SERVING)
+    at = started + sec(60)
+    while at < inc.t1 - sec(10):
+        inc.log(pod, EXPORTER, at, SCRAPED, series=inc.integer(1200, 1500))
+        at += inc.between(240, 420)
+    return pod
+
+
+def attempt(inc: Incident, run: Run, launch: int, reason: str) -> tuple[Entry, int]:
+    """Slice 0 host 1's worker crash-loops until its Job's backoff limit; the other workers
+    register. Returns the first bind failure and when the JobSet stopped the attempt."""
+    victim = run.workers[0][1]
+    boot = beats.start_run(inc, run, launch, register=False, with_user=False, skip=(victim.name,))
+    for pod in run.flat_workers():
+        if pod is not victim:
+            at = max(boot.steady_from[(pod.name, WORKER)], boot.rm_serving) + inc.between(0.05, 0.4)
+            beats.register_worker(inc, run, pod, at, len(run.workers[0]))
+    user_at, _ = beats.client_connects(inc, run, boot)
+    boot.slices_ready, boot.workers_connected = 1, len(run.flat_workers()) - 1
+    beats.waiting_for_devices(inc, run, user_at)
+
+    def fail(at: int) -> tuple[Entry, int]:
+        failed = beats.worker_start(inc, run, victim, at) + inc.between(0.01, 0.05)
+        failure = inc.log(victim, WORKER, failed, BIND_FAILED)
+        beats.check_failure(inc, victim, WORKER, failed + 300 * US, METRICS_CHECK, trace_us=300)
+        return failure, failed
+
+    started = boot.started[(victim.name, WORKER)]
+    first, last = beats.crash_loop_to_the_limit(
+        inc, victim, WORKER, started, fail, times=5, code=134
+    )
+    limit_at = last + inc.between(1.0, 2.0)
+    beats.backoff_limit(inc, f"{run.name}-worker-0", limit_at)
+    stop = limit_at + inc.between(0.5, 1.0)
+    beats.steady(inc, run, boot, default=stop)
+    dead = (f"{victim.name}/{WORKER}",)
+    beats.stop_run(inc, run, stop, dead=dead, reason=reason, first_failed=f"{run.name}-worker-0")
+    return first, stop
+
+
+def build() -> Incident:
+    inc = Incident(STORY)
+    version = release(image="sdxl-train:2026-11-23")
+    run = beats.standard(
+        inc, "sdxl-train", version, hosts=3, itype="tpuv6e:2x6", launch=840.0, decoy_crash=800.0
+    )
+    victim = run.workers[0][1]
+    exporter = exporter_on(inc, victim.node)
+    launch, failure = run.launch, None
+    for reason in (beats.RESTART, "ReachedMaxRestarts"):
+        if failure is not None:
+            run = next_attempt(inc, run)
+        first, stop = attempt(inc, run, launch, reason)
+        failure = failure or first
+        launch = stop + inc.between(15, 30)
+    beats.node_noise(inc)
+    root = ref(inc, failure, "Address already in use", scenario=13, source="container")
+    place = {"namespace": "monitoring", "pod": exporter.name, "container": EXPORTER}
+    summary = ["BackoffLimitExceeded", beats.RESTART, "ReachedMaxRestarts"]
+    return finish(
+        inc,
+        workload=["jobset:sdxl-train"],
+        unrelated=[*unrelated_of(inc, "sdxl-train-eval"), f"pod:{exporter.name}"],
+        root=root,
+        failures=[root],
+        failing_hosts=[host_ref(victim, failure)],
+        versions=versions(run),
+        method=[
+            errors_act(first=root),
+            act("workers", contains=["Address already in use"]),
+            act("pod-events", contains=["Back-off restarting failed container pathways-worker"]),
+            act("neighbors", contains=["monitoring", exporter.name]),
+            act("summary", contains=summary),
+        ],
+        extra={"co_tenant": {**place, "node": victim.node.name}},
+    )
