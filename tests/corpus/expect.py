@@ -14,6 +14,7 @@ from tests.corpus.wording import COMMON_GUESSES
 from tests.logentry import DEMO, NODE_LABEL, Entry
 
 Ref = dict[str, Any]
+Host = dict[str, str]  # a failing host: pod, node, slice, host, first_error_time
 DECOY_CRASH = ("shard_index < num_shards", "c4-validation-00007-of-00008")
 # Noise in a workload container must not look like a failure, or an expectation about the
 # earliest failure line would depend on the noise. Planted lines are exempt.
@@ -87,6 +88,11 @@ def host_ref(pod: Pod, first: Entry | int) -> dict[str, str]:
     return {"pod": pod.name, "node": pod.node.name, **place, "first_error_time": stamp}
 
 
+def failing_host(inc: Incident, first: Entry) -> dict[str, str]:
+    """The failing host whose container logged `first`."""
+    return host_ref(inc.pods[first["resource"]["labels"]["pod_name"]], first)
+
+
 def by_first_error(hosts: Sequence[dict[str, str]]) -> list[dict[str, str]]:
     """Failing hosts in the order they first failed."""
     return sorted(hosts, key=lambda host: parse_ts(host["first_error_time"]))
@@ -143,14 +149,14 @@ def errors_act(*, first: Ref | None = None, contains: list[str] | None = None) -
     return act("errors", first=first, contains=contains, absent=list(DECOY_CRASH))
 
 
-def versions(
+def release_versions(
     run: Run,
     *,
     mismatch: bool = False,
     jax: str | None = "from-image",
     sidecar: bool | None = None,
 ) -> Ref:
-    """The versions the run's images and Build labels say."""
+    """The versions the run's images and Build labels say (`jax=None`: no client logs it)."""
     labels = {
         "pathways-rm": run.version.server_label,
         "pathways-proxy": run.version.proxy_label,
@@ -184,23 +190,42 @@ def guessed(inc: Incident) -> list[str]:
     return common + [guess for guess in inc.guesses if guess not in COMMON_GUESSES]
 
 
+def quiet_first(pod: Pod, container: str, last: Entry) -> Ref:
+    """The `hang` expectation: the container that went quiet first, and its last line's time."""
+    return {
+        "quiet_first": {
+            "pod": pod.name,
+            "container": container,
+            "last_line_time": last["timestamp"],
+        }
+    }
+
+
 def finish(
     inc: Incident,
+    run: Run | None,
     *,
-    workload: list[str],
-    unrelated: list[str],
     root: Ref | None,
-    failures: list[Ref],
     method: list[Ref],
-    versions: Ref,
+    failures: list[Ref] | None = None,
+    workload: list[str] | None = None,
+    unrelated: list[str] | None = None,
+    versions: Ref | None = None,
     symptoms: list[Ref] | None = None,
     failing_hosts: list[dict[str, str]] | None = None,
     hang: Ref | None = None,
     pods: list[Pod] | None = None,
     extra: Ref | None = None,
 ) -> Incident:
-    """Write down what was planted (the expected file), then check the plan."""
+    """Write down what was planted (the expected file), then check the plan.
+
+    Left out, the workload is the run, the unrelated workloads its `-eval` decoy and the
+    TensorBoard pod, the versions the run's, and the failures the root cause alone."""
     story = inc.story
+    if run is not None:
+        workload = workload or [f"{run.kind}:{run.name}"]
+        unrelated = unrelated or unrelated_of(inc, f"{run.name}-eval")
+        versions = versions or release_versions(run)
     workload_pods = pods if pods is not None else [p for p in inc.pods.values() if p.workload]
     nodes = list(dict.fromkeys(pod.node.name for pod in workload_pods))
     window = {"start_time": fmt_ts(inc.t0), "end_time": fmt_ts(inc.t1)}
@@ -215,7 +240,7 @@ def finish(
         "workload_pods": [pod.name for pod in workload_pods],
         "workload_nodes": nodes,
         "root_cause": root,
-        "failures": failures,
+        "failures": failures if failures is not None else [root] if root else [],
         "symptoms": symptoms or [],
         "failing_hosts": failing_hosts or [],
         "versions": versions,

@@ -262,70 +262,79 @@ def fresh_jobset(
 # --------------------------------------------------------------------------- other owners
 
 
-def lws_group(
+def lws_groups(
+    inc: Incident, name: str, groups: int, hosts: int, version: Version, itype: str
+) -> list[Run]:
+    """A LeaderWorkerSet: per group a leader `<lws>-<g>` (RM, proxy, server) on a CPU node and
+    `hosts` workers `<lws>-<g>-<w>` on TPU node pool `tpu-np-<g+1>`.
+
+    Pods belong to StatefulSets: the leaders' is `<lws>`, a group's workers' `<lws>-<g>`."""
+    inc.note(LWS_LABELS_GUESS)
+    runs = []
+    for group in range(groups):
+        leader = new_node(inc, "cpu-np")
+        nodes = [leader, *(new_node(inc, f"tpu-np-{group + 1}") for _ in range(hosts))]
+        keys = {"group-key": inc.hex(40), "template-revision-hash": inc.token(10, K8S_CHARS)}
+        pods = [
+            _lws_pod(inc, name, group, index, node, version, keys)
+            for index, node in enumerate(nodes)
+        ]
+        runs.append(
+            Run(
+                kind="lws",
+                name=name,
+                attempt=0,
+                head=pods[0],
+                workers=[pods[1:]],
+                version=version,
+                instance_type=itype,
+                head_addr=f"{name}-{group}.{name}.{NAMESPACE}",
+                scratch=f"gs://{DEMO.project}-jetstream-cache/pathways",
+                user="jax-tpu",
+                client=pods[0],
+                sidecar=None,
+                user_style="serve",
+                layout="lws",
+            )
+        )
+    return runs
+
+
+def _lws_pod(
     inc: Incident,
     name: str,
     group: int,
-    *,
-    leader: Node,
-    workers: list[Node],
+    index: int,
+    node: Node,
     version: Version,
-    itype: str,
-) -> Run:
-    """One LeaderWorkerSet group: leader `<lws>-<g>` (RM, proxy, server), workers `<lws>-<g>-<w>`.
-
-    Pods belong to StatefulSets: the leaders' is `<lws>`, a group's workers' `<lws>-<g>`.
-    """
-    inc.note(LWS_LABELS_GUESS)
-    group_key, revision = inc.hex(40), inc.token(10, K8S_CHARS)
-    pods = []
-    for index, node in enumerate([leader, *workers]):
-        pod_name = f"{name}-{group}" + (f"-{index}" if index else "")
-        owner = owner_labels("StatefulSet", f"{name}-{group}" if index else name)
-        lws = {"group-index": group, "group-key": group_key, "name": name}
-        lws |= {"template-revision-hash": revision, "worker-index": index}
-        labels = {f"leaderworkerset.sigs.k8s.io/{k}": str(v) for k, v in lws.items()}
-        labels["apps.kubernetes.io/pod-index"] = str(index or group)
-        labels["statefulset.kubernetes.io/pod-name"] = pod_name
-        containers = [RM, PROXY, "jax-tpu"] if index == 0 else [WORKER]
-        images = {
-            RM: version.server_image,
-            PROXY: version.proxy_image,
-            WORKER: version.server_image,
-        }
-        pod = Pod(
-            name=pod_name,
-            namespace=NAMESPACE,
-            node=node,
-            uid=inc.uuid(),
-            labels={**pod_labels(labels), **owner},
-            event_labels=owner,
-            containers=containers,
-            init=[],
-            images={c: images.get(c, version.user_image) for c in containers},
-            role="worker" if index else "head",
-            slice=group if index else None,
-            host=index or None,
-            job=f"{name}-{group}" if index else name,
-            workload=True,
-        )
-        pods.append(register(inc, pod))
-    return Run(
-        kind="lws",
-        name=name,
-        attempt=0,
-        head=pods[0],
-        workers=[pods[1:]],
-        version=version,
-        instance_type=itype,
-        head_addr=f"{name}-{group}.{name}.{NAMESPACE}",
-        scratch=f"gs://{DEMO.project}-jetstream-cache/pathways",
-        user="jax-tpu",
-        client=pods[0],
-        sidecar=None,
-        user_style="serve",
-        layout="lws",
+    keys: dict[str, str],
+) -> Pod:
+    """Pod `index` of a group: 0 is the leader, the others are workers."""
+    pod_name = f"{name}-{group}" + (f"-{index}" if index else "")
+    owner = owner_labels("StatefulSet", f"{name}-{group}" if index else name)
+    lws = {"group-index": str(group), "name": name, "worker-index": str(index), **keys}
+    labels = {f"leaderworkerset.sigs.k8s.io/{key}": value for key, value in lws.items()}
+    labels["apps.kubernetes.io/pod-index"] = str(index or group)
+    labels["statefulset.kubernetes.io/pod-name"] = pod_name
+    containers = [RM, PROXY, "jax-tpu"] if index == 0 else [WORKER]
+    images = {RM: version.server_image, PROXY: version.proxy_image, WORKER: version.server_image}
+    pod = Pod(
+        name=pod_name,
+        namespace=NAMESPACE,
+        node=node,
+        uid=inc.uuid(),
+        labels={**pod_labels(labels), **owner},
+        event_labels=owner,
+        containers=containers,
+        init=[],
+        images={c: images.get(c, version.user_image) for c in containers},
+        role="worker" if index else "head",
+        slice=group if index else None,
+        host=index or None,
+        job=f"{name}-{group}" if index else name,
+        workload=True,
     )
+    return register(inc, pod)
 
 
 def plain_pod(

@@ -11,6 +11,9 @@ from tests.corpus.beats.attempts import (
 )
 from tests.corpus.beats.crashloops import crash_loop_to_the_end, crash_loop_to_the_limit
 from tests.corpus.beats.failures import (
+    CLIENT_PEER_LOST,
+    PEER_LOST,
+    PIPE_CLOSED_GONE,
     SIGABRT,
     TRACEBACK_HEADER,
     TRAIN_FRAMES,
@@ -21,13 +24,24 @@ from tests.corpus.beats.failures import (
     node_not_ready,
     peer_cascade,
     peer_fallout,
+    peers_one_by_one,
     traceback_line,
     traceback_text,
     worker_loss,
 )
 from tests.corpus.beats.interruptions import node_recreated, preempted, unschedulable
 from tests.corpus.beats.megascale import hang_detected
-from tests.corpus.beats.neighbours import bystander, decoy_jobset, node_noise, standard
+from tests.corpus.beats.neighbours import (
+    EXPORTER,
+    WARMER,
+    bystander,
+    cache_warmer,
+    decoy_jobset,
+    exporter_on,
+    load_shards,
+    node_noise,
+    standard,
+)
 from tests.corpus.beats.oom import OomPlan, oom_kill, oom_methods
 from tests.corpus.beats.periodic import EXECUTED, Training, next_step, steady, train, worker_status
 from tests.corpus.beats.pods import (
@@ -43,7 +57,6 @@ from tests.corpus.beats.pods import (
 from tests.corpus.beats.pulls import pull_fails
 from tests.corpus.beats.startup import (
     JAX_VERSIONS,
-    JETSTREAM_STARTING,
     MEGASCALE_STARTING,
     client_connects,
     proxy_start,
@@ -58,19 +71,24 @@ from tests.corpus.beats.startup import (
 )
 
 __all__ = [
+    "CLIENT_PEER_LOST",
     "EXECUTED",
+    "EXPORTER",
     "JAX_VERSIONS",
-    "JETSTREAM_STARTING",
     "MEGASCALE_STARTING",
+    "PEER_LOST",
+    "PIPE_CLOSED_GONE",
     "RESTART",
     "SIGABRT",
     "TRACEBACK_HEADER",
     "TRAIN_FRAMES",
+    "WARMER",
     "WORKER_DISCONNECTED",
     "OomPlan",
     "Training",
     "backoff_limit",
     "bystander",
+    "cache_warmer",
     "check_failure",
     "client_connects",
     "client_traceback",
@@ -79,9 +97,11 @@ __all__ = [
     "crash_loop_to_the_limit",
     "decoy_jobset",
     "end_attempt",
+    "exporter_on",
     "finish_exit",
     "hang_detected",
     "job_created_events",
+    "load_shards",
     "next_step",
     "node_back",
     "node_noise",
@@ -91,6 +111,7 @@ __all__ = [
     "oom_methods",
     "peer_cascade",
     "peer_fallout",
+    "peers_one_by_one",
     "preempted",
     "proxy_start",
     "pull_fails",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tests.corpus.beats.failures import TRAIN_FRAMES, node_not_ready, traceback_text
+from tests.corpus.beats.failures import TRAIN_FRAMES, node_back, node_not_ready, traceback_text
 from tests.corpus.beats.pods import JOB_CREATED_POD, start_pod
 from tests.corpus.beats.startup import PLACED, SLICES_READY, register_worker, worker_start
 from tests.corpus.clock import sec
@@ -136,11 +136,23 @@ RECOVERY = (  # (line, seconds after the previous one)
 class SliceLoss:
     """What losing a slice's host leaves: the audit entry, the client's and the RM's lines."""
 
+    at: int
     audit: Entry
     detected: Entry
     heartbeat: Entry
     node_gone: int
     detected_at: int
+
+
+@dataclass
+class SliceBack:
+    """What the lost slice's return leaves: the new worker pod, when it registered, the RM's
+    ready line, and when the client sees enough slices again."""
+
+    replacement: Pod
+    registered: int
+    ready: Entry
+    resumes: int
 
 
 def enabled(inc: Incident, run: Run, session: int) -> None:
@@ -185,7 +197,18 @@ def host_lost(inc: Incident, run: Run, lost: Pod, at: int) -> SliceLoss:
     peer = run.workers[lost.slice or 0][0]
     inc.log(peer, WORKER, at + inc.between(1.6, 2.2), PEER_UNREACHABLE, **place)
     node_not_ready(inc, lost, at + sec(42), at + sec(43))
-    return SliceLoss(audit, detected, heartbeat, node_gone, detected_at)
+    return SliceLoss(at, audit, detected, heartbeat, node_gone, detected_at)
+
+
+def slice_back(inc: Incident, run: Run, lost: Pod, loss: SliceLoss) -> SliceBack:
+    """The node is back about 2.5 minutes later, the worker Job recreates the pod, it
+    registers, and the client (polling every 10 s) sees enough slices again."""
+    back = loss.at + inc.between(140, 170)
+    node_back(inc, lost.node, back - sec(70), back)
+    polled = wait_for_slices(inc, run, loss.detected_at + sec(10), back + sec(20))
+    replacement = replacement_pod(inc, run, lost)
+    registered, ready_at, ready = rejoin(inc, run, replacement, back + sec(10))
+    return SliceBack(replacement, registered, ready, max(polled, ready_at + inc.between(1, 3)))
 
 
 def wait_for_slices(inc: Incident, run: Run, start: int, until: int) -> int:

@@ -27,12 +27,30 @@ SIGABRT = Line(
     planted=True,
 )
 CHECK_TRACE = Line("*** Check failure stack trace: ***", form="plain", planted=True)
-PEER_CLOSED = Line(
+DCN_GUESS = (
+    "peer lines: text after `DEADLINE_EXCEEDED: lost connection to peer` and after `DATA_LOSS: "
+    "Pipe from scheduler to aggregator`"
+)
+LOST = "DEADLINE_EXCEEDED: lost connection to peer {peer} (slice {slice} host {host})"
+
+
+def peer_line(text: str, guess: str = DCN_GUESS) -> Line:
+    """A worker's error line about a peer host that is gone (DCN transport)."""
+    return Line(text, ("dcn_transport.cc", 722), letter="E", planted=True, guess=guess)
+
+
+PEER_CLOSED = peer_line(
     "UNAVAILABLE: Socket closed by peer {peer} during a collective (slice {slice} host {host})",
-    ("dcn_transport.cc", 722),
-    letter="E",
-    planted=True,
-    guess=PEER_GUESS,
+    PEER_GUESS,
+)
+PEER_LOST = peer_line(LOST)
+PEER_LOST_RECEIVING = peer_line(LOST + " while receiving collective chunk")
+PIPE_CLOSED_RUNNING = peer_line(
+    "DATA_LOSS: Pipe from scheduler to aggregator closed while a program was running on slice "
+    "{slice}"
+)
+PIPE_CLOSED_GONE = peer_line(
+    "DATA_LOSS: Pipe from scheduler to aggregator closed; peer {peer} is gone"
 )
 WORKER_DISCONNECTED = Line(
     "Worker {node}:29005 (slice {slice} host {host}) disconnected: UNAVAILABLE: Socket closed",
@@ -72,6 +90,7 @@ def traceback_line(frames: Sequence[str], error: str, *, guess: str | None = Non
     return Line(traceback_text(frames, error), form="plain", planted=True, guess=guess)
 
 
+CLIENT_PEER_LOST = traceback_line(TRAIN_FRAMES[2:], "jax.errors.JaxRuntimeError: " + LOST)
 CLIENT_LOST_PEER = traceback_line(
     TRAIN_FRAMES,
     "jax.errors.JaxRuntimeError: UNAVAILABLE: Socket closed by peer {node}:8471 "
@@ -126,6 +145,24 @@ def peer_cascade(
         entries.append(entry)
         at += inc.between(0.002, 0.02)
     return hosts, entries
+
+
+def peers_one_by_one(
+    inc: Incident, run: Run, dead: Pod, first: Pod, at: int
+) -> tuple[list[dict[str, str]], list[Entry]]:
+    """`first` loses its peer 40 ms after the dead host crashed at `at`, then every other
+    worker, one after another in random order. Returns the failing hosts and their lines."""
+    place = {"peer": f"{dead.node.name}:8471", "slice": dead.slice, "host": dead.host}
+    at += 40 * MS + inc.between(0.0, 0.0009)
+    lines = [inc.log(first, WORKER, at, PEER_LOST_RECEIVING, **place)]
+    others = [pod for pod in run.flat_workers() if pod not in (dead, first)]
+    inc.shuffle(others)
+    for pod in others:
+        at += inc.between(0.002, 0.012)
+        row = PIPE_CLOSED_RUNNING if pod.slice == dead.slice else PEER_LOST
+        lines.append(inc.log(pod, WORKER, at, row, **place))
+    pods = [first, *others]
+    return [host_ref(pod, line) for pod, line in zip(pods, lines)], lines
 
 
 def worker_loss(inc: Incident, run: Run, dead: Pod, at: int) -> tuple[Entry, Entry]:

@@ -17,7 +17,7 @@ from tests.corpus.dice import K8S_CHARS
 from tests.corpus.expect import DECOY_CRASH
 from tests.corpus.incident import Incident
 from tests.corpus.layouts import fresh_jobset, jobset, new_node, plain_pod
-from tests.corpus.model import WORKER, JobSetShape, Run, Version
+from tests.corpus.model import WORKER, JobSetShape, Node, Pod, Run, Version
 from tests.corpus.wording import NODE_GUESS, KernelLine, KubeletLine, Line
 from tests.logentry import DEMO
 
@@ -50,6 +50,24 @@ TENSORBOARD_RELOAD = Line(
 )
 TENSORBOARD_NO_PROFILE = Line(
     "W1 TensorBoard: profile plugin is not installed; Profile tab disabled", form="plain"
+)
+PORT_GUESS = "port 8080 as the worker's metrics port; the exporter DaemonSet and its lines"
+EXPORTER, EXPORTER_IMAGE = (
+    "exporter",
+    "us-docker.pkg.dev/pw-demo/tools/custom-metrics-exporter:0.4.2",
+)
+SERVING = Line(
+    "serving metrics on :8080 (hostNetwork)", form="plain", stream="stdout", guess=PORT_GUESS
+)
+SCRAPED = Line(
+    "scraped {series} TPU runtime series", form="plain", stream="stdout", guess=PORT_GUESS
+)
+WARMER, WARMER_IMAGE = "warmer", "us-docker.pkg.dev/pw-demo/data/cache-warmer:1.3"
+LOADED = Line(
+    "loaded shard {shard}/96 into the in-memory cache (resident {resident:.1f} GiB)",
+    form="plain",
+    stream="stdout",
+    guess="the co-tenant's `loaded shard ...` lines",
 )
 PROBE = KubeletLine(
     '"SyncLoop (probe)" probe="readiness" status="ready" pod="{namespace}/{pod}"',
@@ -161,6 +179,53 @@ def bystander(inc: Incident) -> None:
             break
         inc.log(pod, TENSORBOARD, at, TENSORBOARD_RELOAD, runs=inc.integer(3, 40))
     inc.log(pod, TENSORBOARD, inc.t0 + inc.between(400, 900), TENSORBOARD_NO_PROFILE)
+
+
+def exporter_on(inc: Incident, node: Node) -> Pod:
+    """The exporter DaemonSet's pod on the node: it serves on the host's port 8080."""
+    pod = plain_pod(
+        inc,
+        f"custom-metrics-exporter-{inc.suffix()}",
+        node,
+        EXPORTER,
+        EXPORTER_IMAGE,
+        owner=("DaemonSet", "custom-metrics-exporter"),
+        namespace="monitoring",
+        labels={"app": "custom-metrics-exporter"},
+    )
+    started = start_pod(inc, pod, inc.t0 + inc.between(20, 60))[EXPORTER]
+    inc.log(pod, EXPORTER, started + inc.between(0.5, 1.0), SERVING)
+    at = started + sec(60)
+    while at < inc.t1 - sec(10):
+        inc.log(pod, EXPORTER, at, SCRAPED, series=inc.integer(1200, 1500))
+        at += inc.between(240, 420)
+    return pod
+
+
+def cache_warmer(inc: Incident, node: Node) -> Pod:
+    """A cache-warming Deployment's pod of another team, scheduled onto the node."""
+    replica_set = inc.token(10, K8S_CHARS)
+    return plain_pod(
+        inc,
+        f"cache-warmer-{replica_set}-{inc.suffix()}",
+        node,
+        WARMER,
+        WARMER_IMAGE,
+        owner=("Deployment", "cache-warmer"),
+        namespace="team-data",
+        labels={"app": "cache-warmer", "pod-template-hash": replica_set},
+    )
+
+
+def load_shards(
+    inc: Incident, tenant: Pod, at: int, until: int, shard: int, gap: tuple[float, float]
+) -> int:
+    """The co-tenant's cache-warming progress until `until`. Returns the next shard."""
+    while at < until:
+        inc.log(tenant, WARMER, at, LOADED, shard=shard, resident=shard * 11.2)
+        shard += 1
+        at += inc.between(*gap)
+    return shard
 
 
 def node_noise(inc: Incident) -> None:

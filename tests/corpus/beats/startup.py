@@ -68,12 +68,6 @@ PATHWAYSUTILS = Line(
     form="plain",
 )
 JAX_VERSIONS = Line("jax {jax}, jaxlib {jax}", form="plain", stream="stdout")
-JETSTREAM_STARTING = Line(
-    "Starting JetStream server with backend grpc://localhost:29000",
-    form="plain",
-    stream="stdout",
-    guess="JetStream start-up line",
-)
 NO_TENSORFLOW = Line(
     "WARNING:absl:Tensorflow library not found, tensorflow.io.gfile operations will use native "
     "shim calls. GCS paths (i.e. 'gs://...') cannot be accessed.",
@@ -217,9 +211,6 @@ def user_start(inc: Incident, run: Run, at: int) -> int:
     at += inc.between(0.01, 0.2)
     if run.user_style in ("print", "json"):
         inc.log(pod, container, at, JAX_VERSIONS, jax=jax)
-        return at
-    if run.user_style == "serve":
-        inc.log(pod, container, at, JETSTREAM_STARTING)
         return at
     inc.log(pod, container, at, NO_TENSORFLOW)
     at += inc.between(0.3, 1.2)

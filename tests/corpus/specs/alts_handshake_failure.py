@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from tests.corpus import beats
 from tests.corpus.clock import sec
-from tests.corpus.expect import act, errors_act, finish, ref, unrelated_of, versions
+from tests.corpus.expect import (
+    act,
+    errors_act,
+    finish,
+    ref,
+    release_versions,
+)
 from tests.corpus.incident import Incident, Story
 from tests.corpus.layouts import fresh_jobset, release
 from tests.corpus.model import PROXY
@@ -59,11 +65,9 @@ def build() -> Incident:
     root = ref(inc, failures[0], HANDSHAKE_STATUS, scenario=9, source="container")
     return finish(
         inc,
-        workload=["jobset:pw-headless"],
-        unrelated=unrelated_of(inc, "pw-headless-eval"),
+        run,
         root=root,
-        failures=[root],
-        versions=versions(run, jax=None),
+        versions=release_versions(run, jax=None),
         method=[
             act("proxy", contains=[HANDSHAKE_STATUS, "IFRT proxy server started with status OK"]),
             act("pathways-rm", contains=["2/2 Pathways Slices Now Ready"]),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.corpus import beats
-from tests.corpus.expect import act, errors_act, finish, ref, unrelated_of, versions
+from tests.corpus.expect import act, errors_act, finish, ref
 from tests.corpus.incident import Incident, Story
 from tests.corpus.layouts import release
 from tests.corpus.wording import Line
@@ -64,11 +64,8 @@ def build() -> Incident:
     root = ref(inc, failure, edited, scenario=7, source="container")
     return finish(
         inc,
-        workload=["jobset:phi-train"],
-        unrelated=unrelated_of(inc, "phi-train-eval"),
+        run,
         root=root,
-        failures=[root],
-        versions=versions(run),
         method=[
             errors_act(first=root),
             act("user-workload", contains=["ABORTED: Permanent error", edited, "completed step:"]),

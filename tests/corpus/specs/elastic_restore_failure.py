@@ -5,11 +5,11 @@ from __future__ import annotations
 from tests.corpus import beats
 from tests.corpus.beats import elastic
 from tests.corpus.clock import sec
-from tests.corpus.expect import act, errors_act, finish, host_ref, ref, unrelated_of, versions
+from tests.corpus.expect import act, errors_act, finish, host_ref, ref
 from tests.corpus.incident import Incident, Story
 from tests.corpus.layouts import release
-from tests.corpus.model import WORKER, Boot
-from tests.logentry import DEMO
+from tests.corpus.model import WORKER, Boot, Pod, Run
+from tests.logentry import DEMO, Entry
 
 STORY = Story(
     slug="elastic-restore-failure",
@@ -28,6 +28,15 @@ STORY = Story(
     ),
 )
 NAME, UNCOMMITTED, RESTORED = "llama-elastic", 1200, 1100
+RECOVERY_SEEN = [
+    "Elastic attempt 1",
+    "placed -> unplaced",
+    "2/2 Pathways Slices Now Ready",
+    "No commit_success file found",
+    "Falling back to persistent checkpoint",
+    "Restoring checkpoint from",
+    "Elastic attempt 1 failed",
+]
 CHECKPOINTS = f"gs://{DEMO.project}-ckpt/{NAME}/checkpoints"
 NO_METADATA = beats.traceback_line(
     (
@@ -50,6 +59,36 @@ NO_METADATA = beats.traceback_line(
 )
 
 
+def fails_to_restore(inc: Incident, run: Run, at: int, **figures: object) -> tuple[Entry, int]:
+    """The restore of the persistent checkpoint fails; the client exits and the head Job gives
+    up. Returns the client's traceback and when the JobSet fails."""
+    failed_at = at + inc.between(6, 11)
+    failure = beats.client_traceback(inc, run, failed_at, NO_METADATA, **figures)[0]
+    beats.finish_exit(inc, run, failed_at + inc.between(1.0, 2.0))
+    stop = failed_at + inc.between(3.0, 4.0)
+    beats.backoff_limit(inc, f"{NAME}-pathways-head-0", stop - sec(1))
+    return failure, stop
+
+
+def ends(
+    inc: Incident,
+    run: Run,
+    boot: Boot,
+    lost: Pod,
+    loss: elastic.SliceLoss,
+    back: elastic.SliceBack,
+    stop: int,
+) -> None:
+    """The periodic lines stop (the lost worker's when its node went, the RM's at the loss);
+    the JobSet fails and stops every pod, the replacement worker's too."""
+    gone = {lost.name: loss.node_gone, f"{run.head.name}/pathways-rm": loss.at}
+    beats.steady(inc, run, boot, gone, default=stop)
+    rejoined = Boot(steady_from={(back.replacement.name, WORKER): back.registered})
+    beats.steady(inc, run, rejoined, default=stop)
+    run.workers[1][1] = back.replacement
+    beats.stop_run(inc, run, stop, dead=(f"{run.head.name}/jax-tpu",), reason="FailedJobs")
+
+
 def build() -> Incident:
     inc = Incident(STORY)
     run = beats.standard(
@@ -67,57 +106,32 @@ def build() -> Incident:
     plan = beats.Training(step0=1001, step_time=5.6, last_step=1204)
     saves = elastic.AsyncSaves(inc, run, UNCOMMITTED)
     steps = beats.train(inc, run, boot.first_step, inc.t1, plan, save=saves)
-    lost_at, lost = steps[-1][0] + inc.between(1.0, 4.0), run.workers[1][1]
-    loss = elastic.host_lost(inc, run, lost, lost_at)
-    back = lost_at + inc.between(140, 170)
-    beats.node_back(inc, lost.node, back - sec(70), back)
-    polled = elastic.wait_for_slices(inc, run, loss.detected_at + sec(10), back + sec(20))
-    replacement = elastic.replacement_pod(inc, run, lost)
-    registered, ready_at, ready = elastic.rejoin(inc, run, replacement, back + sec(10))
+    lost = run.workers[1][1]
+    loss = elastic.host_lost(inc, run, lost, steps[-1][0] + inc.between(1.0, 4.0))
+    back = elastic.slice_back(inc, run, lost, loss)
     figures = {"checkpoints": CHECKPOINTS, "uncommitted": UNCOMMITTED, "restored": RESTORED}
     figures |= {"step": steps[-1][1], "slice": lost.slice, "node": lost.node.name}
-    recovery, at = elastic.recover(inc, run, max(polled, ready_at + inc.between(1, 3)), **figures)
-    failed_at = at + inc.between(6, 11)
-    failure = beats.client_traceback(inc, run, failed_at, NO_METADATA, **figures)[0]
-    beats.finish_exit(inc, run, failed_at + inc.between(1.0, 2.0))
-    stop = failed_at + inc.between(3.0, 4.0)
-    beats.backoff_limit(inc, f"{NAME}-pathways-head-0", stop - sec(1))
-    gone = {lost.name: loss.node_gone, f"{run.head.name}/pathways-rm": lost_at}
-    beats.steady(inc, run, boot, gone, default=stop)
-    beats.steady(inc, run, Boot(steady_from={(replacement.name, WORKER): registered}), default=stop)
-    run.workers[1][1] = replacement
-    beats.stop_run(inc, run, stop, dead=(f"{run.head.name}/jax-tpu",), reason="FailedJobs")
+    recovery, at = elastic.recover(inc, run, back.resumes, **figures)
+    failure, stop = fails_to_restore(inc, run, at, **figures)
+    ends(inc, run, boot, lost, loss, back, stop)
     beats.node_noise(inc)
     root = ref(inc, failure, "No checkpoint metadata found", scenario=1, source="container")
     trigger = ref(inc, loss.audit, "compute.instances.hostError", scenario=None, source="audit")
     return finish(
         inc,
-        workload=[f"jobset:{NAME}"],
-        unrelated=unrelated_of(inc, f"{NAME}-eval"),
+        run,
         root=root,
         failures=[trigger, root],
         symptoms=[
             ref(inc, loss.detected, "DATA_LOSS"),
             ref(inc, loss.heartbeat, "Lost heartbeat from worker"),
             ref(inc, recovery[3], "Falling back to persistent checkpoint"),
-            ref(inc, ready, "2/2 Pathways Slices Now Ready"),
+            ref(inc, back.ready, "2/2 Pathways Slices Now Ready"),
         ],
         failing_hosts=[host_ref(lost, loss.audit)],
-        versions=versions(run),
         method=[
             errors_act(first=ref(inc, loss.detected, "DATA_LOSS")),
-            act(
-                "elastic",
-                contains=[
-                    "Elastic attempt 1",
-                    "placed -> unplaced",
-                    "2/2 Pathways Slices Now Ready",
-                    "No commit_success file found",
-                    "Falling back to persistent checkpoint",
-                    "Restoring checkpoint from",
-                    "Elastic attempt 1 failed",
-                ],
-            ),
+            act("elastic", contains=RECOVERY_SEEN),
             act("interruptions", contains=["compute.instances.hostError", lost.node.name]),
             act("summary", contains=["FailedJobs"]),
         ],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.corpus import beats
 from tests.corpus.clock import sec
-from tests.corpus.expect import DECOY_CRASH, act, finish, unrelated_of, versions
+from tests.corpus.expect import DECOY_CRASH, act, finish
 from tests.corpus.incident import Incident, Story
 from tests.corpus.layouts import release
 
@@ -45,11 +45,9 @@ def build() -> Incident:
     last_step = f"completed step: {steps[-1][1]},"
     return finish(
         inc,
-        workload=["jobset:qwen-pretrain"],
-        unrelated=unrelated_of(inc, "qwen-pretrain-eval"),
+        run,
         root=None,
         failures=[],
-        versions=versions(run),
         method=[
             act("errors", absent=[*DECOY_CRASH, "SIGTERM"]),
             act("user-workload", args=["--min_severity=DEFAULT"], contains=[last_step]),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.corpus import beats
 from tests.corpus.clock import sec
-from tests.corpus.expect import act, earliest, failing_from, finish, ref, unrelated_of, versions
+from tests.corpus.expect import act, earliest, failing_from, finish, ref
 from tests.corpus.incident import Incident, Story
 from tests.corpus.layouts import release
 from tests.corpus.model import WORKER
@@ -56,10 +56,8 @@ def build() -> Incident:
     root = ref(inc, kill.root, KILLED, scenario=2, source="serial-console")
     return finish(
         inc,
-        workload=["jobset:gemma-train"],
-        unrelated=unrelated_of(inc, "gemma-train-eval"),
+        run,
         root=root,
-        failures=[root],
         symptoms=[
             ref(inc, earliest(kill.peers), "UNAVAILABLE: Socket closed by peer"),
             ref(inc, kill.event, "OOMKilling"),
@@ -67,7 +65,6 @@ def build() -> Incident:
             ref(inc, kill.client, "JaxRuntimeError: UNAVAILABLE"),
         ],
         failing_hosts=failing_from(victim, kill.root, kill.hosts),
-        versions=versions(run),
         method=[
             *beats.oom_methods(inc, kill, KILLED),
             act("pod-events", contains=["Killing"]),

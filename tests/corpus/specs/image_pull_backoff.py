@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.corpus import beats
 from tests.corpus.clock import sec
-from tests.corpus.expect import NO_VERSIONS, act, errors_act, finish, ref, unrelated_of
+from tests.corpus.expect import NO_VERSIONS, act, errors_act, finish, ref
 from tests.corpus.incident import Incident, Story
 from tests.corpus.layouts import fresh_jobset, release
 from tests.corpus.model import USER_REGISTRY, Version
@@ -48,10 +48,8 @@ def build() -> Incident:
     pulls = ["Failed to pull image", "manifest unknown", "ErrImagePull", "ImagePullBackOff"]
     return finish(
         inc,
-        workload=["jobset:deepseek-ft"],
-        unrelated=unrelated_of(inc, "deepseek-ft-eval"),
+        run,
         root=root,
-        failures=[root],
         versions={**NO_VERSIONS, "server": UNPUBLISHED.tag, "proxy": UNPUBLISHED.tag},
         method=[act("pod-events", contains=[*pulls, "server:jax-0.12.1"]), errors_act()],
     )

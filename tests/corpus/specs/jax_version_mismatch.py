@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from tests.corpus import beats
-from tests.corpus.expect import act, errors_act, finish, ref, unrelated_of, versions
+from tests.corpus.expect import (
+    act,
+    errors_act,
+    finish,
+    ref,
+    release_versions,
+)
 from tests.corpus.incident import Incident, Story
 from tests.corpus.layouts import next_attempt, release
 from tests.corpus.model import Run
@@ -73,11 +79,10 @@ def build() -> Incident:
     beats.node_noise(inc)
     return finish(
         inc,
-        workload=["jobset:gemma3-ft"],
-        unrelated=unrelated_of(inc, "gemma3-ft-eval"),
+        run,
         root=failures[0],
         failures=failures,
-        versions=versions(run, mismatch=True, jax="0.5.1"),
+        versions=release_versions(run, mismatch=True, jax="0.5.1"),
         method=[
             errors_act(first=failures[0]),
             act("user-workload", contains=[DISAGREE, "Jax Version: 0.5.1"]),

@@ -58,6 +58,7 @@ def build() -> Incident:
     root = ref(inc, error, TOO_LONG, scenario=None, source="controller")
     return finish(
         inc,
+        None,
         workload=[f"jobset:{LONG_NAME}"],
         unrelated=[f"jobset:{SIBLING}", *unrelated_of(inc)],
         root=root,

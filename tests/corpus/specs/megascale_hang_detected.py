@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.corpus import beats
 from tests.corpus.clock import sec
-from tests.corpus.expect import act, errors_act, finish, host_ref, ref, unrelated_of, versions
+from tests.corpus.expect import act, errors_act, finish, host_ref, quiet_first, ref
 from tests.corpus.incident import Incident, Story
 from tests.corpus.layouts import release
 from tests.corpus.model import WORKER
@@ -54,23 +54,14 @@ def build() -> Incident:
     named = f"The host that have bad TPUs are: {hung.node.name}"
     return finish(
         inc,
-        workload=["jobset:llama-moe"],
-        unrelated=unrelated_of(inc, "llama-moe-eval"),
+        run,
         root=root,
-        failures=[root],
         symptoms=[
             ref(inc, abort, "Aborting the coordinator"),
             ref(inc, client, "the Megascale coordinator aborted"),
         ],
         failing_hosts=[host_ref(hung, quiet), host_ref(coordinator, digest)],
-        versions=versions(run),
-        hang={
-            "quiet_first": {
-                "pod": hung.name,
-                "container": WORKER,
-                "last_line_time": quiet["timestamp"],
-            }
-        },
+        hang=quiet_first(hung, WORKER, quiet),
         method=[
             act("workers", contains=["HANG_DETECTED", named]),
             errors_act(contains=["Aborting the coordinator"]),

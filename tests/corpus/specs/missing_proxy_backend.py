@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.corpus import beats
-from tests.corpus.expect import act, at_of, errors_act, finish, ref, unrelated_of, versions
+from tests.corpus.expect import act, at_of, errors_act, finish, ref
 from tests.corpus.incident import Incident, Story
 from tests.corpus.layouts import next_attempt, release
 from tests.corpus.model import Run
@@ -92,11 +92,9 @@ def build() -> Incident:
     ]
     return finish(
         inc,
-        workload=["jobset:qwen-sft"],
-        unrelated=unrelated_of(inc, "qwen-sft-eval"),
+        run,
         root=failures[0],
         failures=failures,
-        versions=versions(run),
         method=[
             errors_act(first=ref(inc, tracebacks[0][0], "Traceback (most recent call last):")),
             act("user-workload", contains=[UNKNOWN_BACKEND]),

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from tests.corpus import beats
-from tests.corpus.clock import US, sec
-from tests.corpus.expect import act, errors_act, finish, host_ref, ref, unrelated_of, versions
+from tests.corpus.clock import US
+from tests.corpus.expect import act, errors_act, finish, host_ref, ref, unrelated_of
 from tests.corpus.incident import Incident, Story
-from tests.corpus.layouts import next_attempt, plain_pod, release
-from tests.corpus.model import WORKER, Node, Pod, Run
+from tests.corpus.layouts import next_attempt, release
+from tests.corpus.model import WORKER, Run
 from tests.corpus.wording import Line
 from tests.logentry import Entry
 
@@ -27,17 +27,6 @@ STORY = Story(
         "ReachedMaxRestarts."
     ),
 )
-PORT_GUESS = "port 8080 as the worker's metrics port; the exporter DaemonSet and its lines"
-EXPORTER, EXPORTER_IMAGE = (
-    "exporter",
-    "us-docker.pkg.dev/pw-demo/tools/custom-metrics-exporter:0.4.2",
-)
-SERVING = Line(
-    "serving metrics on :8080 (hostNetwork)", form="plain", stream="stdout", guess=PORT_GUESS
-)
-SCRAPED = Line(
-    "scraped {series} TPU runtime series", form="plain", stream="stdout", guess=PORT_GUESS
-)
 BIND_FAILED = Line(
     "Failed to start the worker metrics server on [::]:8080: UNKNOWN: No address added out of "
     "total 1 resolved for '[::]:8080' {{children:[UNKNOWN:Unable to configure socket {{fd:17, "
@@ -52,27 +41,6 @@ BIND_FAILED = Line(
 METRICS_CHECK = Line(
     "Check failed: metrics_status.ok() ", ("server_main.cc", 266), letter="F", planted=True
 )
-
-
-def exporter_on(inc: Incident, node: Node) -> Pod:
-    """The exporter DaemonSet's pod on the node: it serves on the host's port 8080."""
-    pod = plain_pod(
-        inc,
-        f"custom-metrics-exporter-{inc.suffix()}",
-        node,
-        EXPORTER,
-        EXPORTER_IMAGE,
-        owner=("DaemonSet", "custom-metrics-exporter"),
-        namespace="monitoring",
-        labels={"app": "custom-metrics-exporter"},
-    )
-    started = beats.start_pod(inc, pod, inc.t0 + inc.between(20, 60))[EXPORTER]
-    inc.log(pod, EXPORTER, started + inc.between(0.5, 1.0), SERVING)
-    at = started + sec(60)
-    while at < inc.t1 - sec(10):
-        inc.log(pod, EXPORTER, at, SCRAPED, series=inc.integer(1200, 1500))
-        at += inc.between(240, 420)
-    return pod
 
 
 def attempt(inc: Incident, run: Run, launch: int, reason: str) -> tuple[Entry, int]:
@@ -114,7 +82,7 @@ def build() -> Incident:
         inc, "sdxl-train", version, hosts=3, itype="tpuv6e:2x6", launch=840.0, decoy_crash=800.0
     )
     victim = run.workers[0][1]
-    exporter = exporter_on(inc, victim.node)
+    exporter = beats.exporter_on(inc, victim.node)
     launch, failure = run.launch, None
     for reason in (beats.RESTART, "ReachedMaxRestarts"):
         if failure is not None:
@@ -124,16 +92,14 @@ def build() -> Incident:
         launch = stop + inc.between(15, 30)
     beats.node_noise(inc)
     root = ref(inc, failure, "Address already in use", scenario=13, source="container")
-    place = {"namespace": "monitoring", "pod": exporter.name, "container": EXPORTER}
+    place = {"namespace": "monitoring", "pod": exporter.name, "container": beats.EXPORTER}
     summary = ["BackoffLimitExceeded", beats.RESTART, "ReachedMaxRestarts"]
     return finish(
         inc,
-        workload=["jobset:sdxl-train"],
+        run,
         unrelated=[*unrelated_of(inc, "sdxl-train-eval"), f"pod:{exporter.name}"],
         root=root,
-        failures=[root],
         failing_hosts=[host_ref(victim, failure)],
-        versions=versions(run),
         method=[
             errors_act(first=root),
             act("workers", contains=["Address already in use"]),

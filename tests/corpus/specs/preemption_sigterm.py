@@ -11,8 +11,6 @@ from tests.corpus.expect import (
     failing_from,
     finish,
     ref,
-    unrelated_of,
-    versions,
 )
 from tests.corpus.incident import Incident, Story
 from tests.corpus.layouts import next_attempt, release
@@ -60,10 +58,8 @@ def build() -> Incident:
     root = ref(inc, audit, "compute.instances.preempted", scenario=4, source="audit")
     return finish(
         inc,
-        workload=["jobset:mistral-pretrain"],
-        unrelated=unrelated_of(inc, "mistral-pretrain-eval"),
+        run,
         root=root,
-        failures=[root],
         symptoms=[
             ref(inc, sigterm, "SIGTERM"),
             ref(inc, earliest(peers), "UNAVAILABLE"),
@@ -71,7 +67,6 @@ def build() -> Incident:
             ref(inc, unschedulable, "FailedScheduling"),
         ],
         failing_hosts=failing_from(victim, sigterm, hosts),
-        versions=versions(run),
         method=[
             errors_act(first=ref(inc, sigterm, "SIGTERM")),
             act("interruptions", contains=["compute.instances.preempted", node.name]),

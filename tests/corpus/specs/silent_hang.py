@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.corpus import beats
 from tests.corpus.clock import sec
-from tests.corpus.expect import act, errors_act, finish, ref, unrelated_of, versions
+from tests.corpus.expect import act, errors_act, finish, quiet_first, ref
 from tests.corpus.incident import Incident, Story
 from tests.corpus.layouts import release
 from tests.corpus.model import WORKER
@@ -44,19 +44,10 @@ def build() -> Incident:
     last_step = f"completed step: {steps[-1][1]},"
     return finish(
         inc,
-        workload=["jobset:dpo-train"],
-        unrelated=unrelated_of(inc, "dpo-train-eval"),
+        run,
         root=root,
-        failures=[root],
         symptoms=[ref(inc, steps[-1][2], last_step)],
-        versions=versions(run),
-        hang={
-            "quiet_first": {
-                "pod": quiet_pod.name,
-                "container": WORKER,
-                "last_line_time": quiet["timestamp"],
-            }
-        },
+        hang=quiet_first(quiet_pod, WORKER, quiet),
         method=[
             errors_act(),
             act("user-workload", args=LAST_LINES, contains=[last_step]),
