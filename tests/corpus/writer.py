@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import groupby
 from pathlib import Path
+from typing import IO
 
 from tests.corpus.clock import NS
 from tests.corpus.incident import Incident
@@ -53,29 +53,27 @@ def export_text(rows: Iterable[tuple[int, Entry]]) -> str:
     )
 
 
-def json_lines(rows: Iterable[tuple[int, Entry]], seed: int) -> str:
+def json_lines(rows: Iterable[tuple[int, Entry]], seed: int) -> Iterator[str]:
     """One entry per line, minute by minute, in a random order within each minute (a log
     sink's files are only roughly in order)."""
     shuffle = random.Random(seed).shuffle
     ordered = sorted(rows, key=lambda row: (row[0], row[1]["insertId"]))
-    out = io.StringIO()
     for _, minute in groupby(ordered, key=lambda row: row[0] // MINUTE):
         entries = [entry for _, entry in minute]
         shuffle(entries)
         for entry in entries:
-            out.write(json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
-            out.write("\n")
-    return out.getvalue()
+            yield json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def write_json_lines(path: Path, inc: Incident) -> None:
     """The incident as JSON Lines; gzipped (with no name or time in the header) for `.gz`."""
-    data = json_lines(inc.rows, inc.story.seed).encode("utf-8")
-    if path.suffix != ".gz":
-        path.write_bytes(data)
-        return
-    with path.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out:
-        out.write(data)
+    with path.open("wb") as raw:
+        out: IO[bytes] = raw
+        if path.suffix == ".gz":
+            out = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+        with out:
+            for line in json_lines(inc.rows, inc.story.seed):
+                out.write(line.encode("utf-8") + b"\n")
 
 
 def write_incident(folder: Path, inc: Incident) -> int:
