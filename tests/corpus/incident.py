@@ -7,11 +7,12 @@ the entry with `tests.logentry`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tests import logentry
 from tests.corpus.clock import MS, NS, US, fmt_ts, glog_header, parse_ts, whole
+from tests.corpus.cluster import ClusterState
 from tests.corpus.dice import K8S_CHARS, Dice
 from tests.corpus.model import NAMESPACE, Node, Pod
 from tests.corpus.wording import (
@@ -52,33 +53,12 @@ class Story:
 
 
 @dataclass
-class Stay:
-    """A pod on a node from `since` until `until` (for the node's periodic lines)."""
-
-    pod: Pod
-    since: int
-    until: int
-
-
-@dataclass
 class EventName:
     """The identity an event keeps while it repeats (name, uid, first time)."""
 
     name: str
     uid: str
     first: int
-
-
-@dataclass
-class ClusterState:
-    """Nodes, pods, container ids, pulled images and where pods ran."""
-
-    nodes: dict[str, Node] = field(default_factory=dict)
-    pods: dict[str, Pod] = field(default_factory=dict)
-    container_ids: dict[tuple[str, str], str] = field(default_factory=dict)
-    images: dict[str, list[str]] = field(default_factory=dict)
-    stays: dict[str, list[Stay]] = field(default_factory=dict)
-    pool_hashes: dict[str, str] = field(default_factory=dict)
 
 
 class Incident(Dice):
@@ -116,19 +96,6 @@ class Incident(Dice):
         if fresh or key not in self.cluster.container_ids:
             self.cluster.container_ids[key] = self.hex(64)
         return self.cluster.container_ids[key]
-
-    def place(self, pod: Pod, at: int) -> None:
-        self.cluster.stays.setdefault(pod.node.name, []).append(Stay(pod, at, self.t1))
-
-    def unplace(self, pod: Pod, at: int) -> None:
-        for stay in self.cluster.stays.get(pod.node.name, []):
-            if stay.pod is pod and stay.until == self.t1:
-                stay.until = at
-
-    def pods_on(self, node: Node, at: int) -> list[Pod]:
-        """The pods on the node at that moment, in the order they came."""
-        stays = self.cluster.stays.get(node.name, [])
-        return [stay.pod for stay in stays if stay.since <= at < stay.until]
 
     def note(self, guess: str | None) -> None:
         """Remember a guessed wording that this incident's export contains."""
@@ -189,37 +156,42 @@ class Incident(Dice):
         planted: bool | None = None,
     ) -> Entry:
         """A container line with the row's form and an already rendered text."""
-        payload: str | dict[str, str] = text
-        source = None
-        stream = line.stream
-        severity = GLOG_SEVERITY[line.letter]
-        if line.form == "glog":
-            at -= at % US
-            source, stream = line.source, "stderr"
-        elif line.form == "raw":
-            at -= at % US
-            payload = glog_header(line.letter, at, thread, line.source) + text
-            at += self.integer(4_000, 95_000)
-            severity = ""
-        elif at % US == 0:
-            at += self.integer(1, 999)
-        if line.form == "json":
-            payload, stream = {"message": text, "logger": line.logger}, "stdout"
-        elif line.form != "glog":
-            severity = ""
+        at, shape = self._as_logged(line, text, at, thread)
         entry = logentry.container_line(
-            payload,
+            shape.pop("payload"),
             pod=pod.name,
             container=container,
             node=pod.node.name,
             labels=pod.labels,
             namespace=pod.namespace,
-            stream=stream,
-            severity=severity or None,
-            source_location=source,
+            **shape,
             **self._stamps(at),
         )
         return self._keep(at, entry, line, planted)
+
+    def _as_logged(self, line: Line, text: str, at: int, thread: int) -> tuple[int, dict[str, Any]]:
+        """When and how the logging agent records a line of the row's form."""
+        if line.form == "glog":  # header parsed: severity and source location, text only
+            severity = GLOG_SEVERITY[line.letter]
+            shape = {"payload": text, "severity": severity, "source_location": line.source}
+            return at - at % US, shape
+        if line.form == "raw":  # header not parsed: the stream decides the severity
+            at -= at % US
+            header = glog_header(line.letter, at, thread, line.source)
+            return at + self.integer(4_000, 95_000), {
+                "payload": header + text,
+                "stream": line.stream,
+            }
+        if at % US == 0:
+            at += self.integer(1, 999)
+        if line.form == "json":  # a JSON object: jsonPayload, severity from its level
+            payload = {"message": text, "logger": line.logger}
+            return at, {
+                "payload": payload,
+                "stream": "stdout",
+                "severity": GLOG_SEVERITY[line.letter],
+            }
+        return at, {"payload": text, "stream": line.stream}
 
     # ---- events
     def pod_event(

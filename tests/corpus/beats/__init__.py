@@ -9,7 +9,7 @@ from tests.corpus.beats.attempts import (
     resume,
     stop_run,
 )
-from tests.corpus.beats.crashloops import crash_loop_to_the_end, crash_loop_to_the_limit
+from tests.corpus.beats.crashloops import crash_loop_to_the_limit
 from tests.corpus.beats.failures import (
     CLIENT_PEER_LOST,
     PEER_LOST,
@@ -20,13 +20,11 @@ from tests.corpus.beats.failures import (
     WORKER_DISCONNECTED,
     check_failure,
     client_traceback,
-    node_back,
     node_not_ready,
     peer_cascade,
     peer_fallout,
     peers_one_by_one,
     traceback_line,
-    traceback_text,
     worker_loss,
 )
 from tests.corpus.beats.interruptions import node_recreated, preempted, unschedulable
@@ -48,7 +46,6 @@ from tests.corpus.beats.pods import (
     backoff_limit,
     container_died,
     job_created_events,
-    sigterm_line,
     start_container,
     start_pod,
     statefulset_created,
@@ -61,7 +58,6 @@ from tests.corpus.beats.startup import (
     client_connects,
     proxy_start,
     register_worker,
-    rm_prelude,
     start_run,
     user_start,
     waiting_for_devices,
@@ -93,7 +89,6 @@ __all__ = [
     "client_connects",
     "client_traceback",
     "container_died",
-    "crash_loop_to_the_end",
     "crash_loop_to_the_limit",
     "decoy_jobset",
     "end_attempt",
@@ -103,7 +98,6 @@ __all__ = [
     "job_created_events",
     "load_shards",
     "next_step",
-    "node_back",
     "node_noise",
     "node_not_ready",
     "node_recreated",
@@ -118,8 +112,6 @@ __all__ = [
     "register_worker",
     "restart_and_run",
     "resume",
-    "rm_prelude",
-    "sigterm_line",
     "standard",
     "start_container",
     "start_pod",
@@ -129,7 +121,6 @@ __all__ = [
     "stop_container",
     "stop_run",
     "traceback_line",
-    "traceback_text",
     "train",
     "unschedulable",
     "user_start",

@@ -92,7 +92,7 @@ def controller_pod(inc: Incident) -> Pod:
         namespace="jobset-system",
         labels=labels,
     )
-    inc.place(pod, inc.t0)
+    inc.cluster.place(pod, inc.t0)
     return pod
 
 

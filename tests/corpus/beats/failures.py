@@ -188,7 +188,7 @@ def node_not_ready(inc: Incident, pod: Pod, node_at: int, pod_at: int) -> None:
     """The node controller marks the pod's node NotReady, then the pod; the pod is gone."""
     inc.node_event(pod.node, node_at, NODE_NOT_READY, node=pod.node.name)
     inc.pod_event(pod, pod_at, POD_NODE_NOT_READY)
-    inc.unplace(pod, pod_at)
+    inc.cluster.unplace(pod, pod_at)
 
 
 def node_back(inc: Incident, node: Node, boot_at: int, ready_at: int) -> None:

@@ -233,7 +233,7 @@ def node_noise(inc: Incident) -> None:
     for node in list(inc.nodes.values()):
         at = inc.t0 + inc.between(2.0, 80.0)
         while at < inc.t1 - sec(3):
-            here, pick = inc.pods_on(node, at), inc.chance()
+            here, pick = inc.cluster.pods_on(node, at), inc.chance()
             if here and pick < 0.55:
                 pod = inc.pick(here)
                 inc.kubelet(node, at, PROBE, namespace=pod.namespace, pod=pod.name)

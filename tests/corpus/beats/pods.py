@@ -129,7 +129,7 @@ SIDECAR_SIGTERM = Line(
 
 def schedule(inc: Incident, pod: Pod, at: int) -> int:
     """The scheduler places the pod; the kubelet picks it up. Returns when it did."""
-    inc.place(pod, at)
+    inc.cluster.place(pod, at)
     names = {"namespace": pod.namespace, "pod": pod.name}
     inc.pod_event(pod, at, SCHEDULED, node=pod.node.name, **names)
     at += inc.between(0.05, 0.3)
@@ -266,7 +266,7 @@ def stop_pod(
             lines += [line] if line is not None else []
     gone = at + inc.between(3.0, 8.0)
     inc.kubelet(pod.node, gone, SYNC_DELETE, namespace=pod.namespace, pod=pod.name)
-    inc.unplace(pod, gone)
+    inc.cluster.unplace(pod, gone)
     return lines
 
 

@@ -83,15 +83,15 @@ def build() -> Incident:
     )
     victim = run.workers[0][1]
     exporter = beats.exporter_on(inc, victim.node)
-    launch, failure = run.launch, None
+    failures, launch = [], run.launch
     for reason in (beats.RESTART, "ReachedMaxRestarts"):
-        if failure is not None:
+        failure, stop = attempt(inc, run, launch, reason)
+        failures.append(failure)
+        launch = stop + inc.between(15, 30)  # the next attempt starts on the same nodes
+        if reason == beats.RESTART:
             run = next_attempt(inc, run)
-        first, stop = attempt(inc, run, launch, reason)
-        failure = failure or first
-        launch = stop + inc.between(15, 30)
     beats.node_noise(inc)
-    root = ref(inc, failure, "Address already in use", scenario=13, source="container")
+    root = ref(inc, failures[0], "Address already in use", scenario=13, source="container")
     place = {"namespace": "monitoring", "pod": exporter.name, "container": beats.EXPORTER}
     summary = ["BackoffLimitExceeded", beats.RESTART, "ReachedMaxRestarts"]
     return finish(
@@ -99,7 +99,7 @@ def build() -> Incident:
         run,
         unrelated=[*unrelated_of(inc, "sdxl-train-eval"), f"pod:{exporter.name}"],
         root=root,
-        failing_hosts=[host_ref(victim, failure)],
+        failing_hosts=[host_ref(victim, failures[0])],
         method=[
             errors_act(first=root),
             act("workers", contains=["Address already in use"]),
