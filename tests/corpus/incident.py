@@ -74,6 +74,7 @@ class Incident(Dice):
         self.ids: set[str] = set()
         self.planted: set[str] = set()
         self.guesses: dict[str, None] = {}
+        self.wordings: dict[Wording, None] = {}
         self.serial_no = self.integer(2000, 9000)
         self.resource_version = self.integer(40_000_000, 90_000_000)
         self.cluster = ClusterState()
@@ -121,6 +122,7 @@ class Incident(Dice):
         return {"insert_id": insert_id, "timestamp": fmt_ts(at), "receive_timestamp": received}
 
     def _keep(self, at: int, entry: Entry, row: Wording, planted: bool | None = None) -> Entry:
+        self.wordings.setdefault(row, None)
         self.note(row.guess)
         if row.planted if planted is None else planted:
             self.planted.add(entry["insertId"])

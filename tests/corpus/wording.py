@@ -133,10 +133,10 @@ class SystemEvent(Wording):
 
 
 @dataclass(frozen=True)
-class ZapLine(Wording):
-    """A controller-runtime manager's line (zap console encoder: level, logger, message, fields)."""
+class ZapLine(Line):
+    """A controller-runtime manager's line (zap console encoder): `level`, the `logger` name,
+    the message (`text`) and its JSON `fields` (a template), tab-separated on stderr."""
 
-    level: str
-    logger: str
-    message: str
-    fields: str
+    form: str = "plain"
+    level: str = "INFO"
+    fields: str = "{{}}"

@@ -6,14 +6,14 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby
 from pathlib import Path
 from typing import IO
 
 from tests.corpus.clock import NS
 from tests.corpus.incident import Incident
-from tests.corpus.wording import COMMON_GUESSES
+from tests.corpus.wording import COMMON_GUESSES, GUESSED, UNVERIFIED
 from tests.logentry import Entry
 
 MINUTE = 60 * NS
@@ -31,17 +31,22 @@ that crashes (`shard_index < num_shards`, `c4-validation-00007-of-00008`) and a 
 
 `failing_hosts` lists the TPU hosts with failure evidence before the teardown, earliest first (the
 head pod is not a host; hosts that only got the teardown SIGTERM are not listed). Every planted
-wording is either guessed (no public source confirms it) or unverified (no public source is cited
-for it yet); the `guessed` field of each expected file lists the guessed wordings its export
-contains.
+wording is a row of the engine or a spec, flagged guessed (no public source confirms it) or
+unverified (no public source is cited for it yet); the `guessed` field of each expected file lists
+the guessed wordings its export contains, and the last column counts the distinct rows it uses.
 
 Extra keys some expected files carry: `co_tenant` (the foreign pod that caused the failure),
 `controller` (where the root cause of a never-started JobSet was logged), `restart_attempt` on
 failures (two-failures), `last_step_before_failure`.
-
-| file | scenario | layout | planted | guessed wording (beyond the common list) |
-|---|---|---|---|---|
 """
+COLUMNS = (
+    "file",
+    "scenario",
+    "layout",
+    "planted",
+    "guessed wording (beyond the common list)",
+    "rows: guessed / unverified",
+)
 
 
 def export_text(rows: Iterable[tuple[int, Entry]]) -> str:
@@ -87,16 +92,21 @@ def write_incident(folder: Path, inc: Incident) -> int:
 
 def readme(incidents: Iterable[Incident]) -> str:
     """The corpus README: one row per incident, then the guesses most incidents share."""
-    lines = [README_HEAD.rstrip("\n")]
+    lines = [README_HEAD, _row(COLUMNS), _row(["---"] * len(COLUMNS))]
     for inc in incidents:
         story = inc.story
         own = [g for g in inc.expected["guessed"] if g not in COMMON_GUESSES]
         scenario = "-" if story.scenario is None else story.scenario
         guesses = "; ".join(own or ["only the common guesses"]).replace("|", "/")
         summary = story.summary.replace("|", "/")
-        lines.append(
-            f"| `{story.slug}.json` | {scenario} | {story.layout} | {summary} | {guesses} |"
-        )
+        flags = [row.flag for row in inc.wordings]
+        counts = f"{flags.count(GUESSED)} / {flags.count(UNVERIFIED)}"
+        cells = [f"`{story.slug}.json`", str(scenario), story.layout, summary, guesses, counts]
+        lines.append(_row(cells))
     lines += ["", "Common guesses (most incidents):", ""]
     lines += [f"- {guess}" for guess in COMMON_GUESSES]
     return "\n".join(lines) + "\n"
+
+
+def _row(cells: Sequence[str]) -> str:
+    return f"| {' | '.join(cells)} |"

@@ -9,7 +9,7 @@ from tests.corpus.clock import sec, zap_stamp
 from tests.corpus.incident import Incident
 from tests.corpus.layouts import new_node, plain_pod
 from tests.corpus.model import Pod
-from tests.corpus.wording import Event, Line, ZapLine
+from tests.corpus.wording import Event, ZapLine
 from tests.logentry import Entry, zap_console
 
 MANAGER = "manager"
@@ -21,17 +21,17 @@ ZAP_GUESS = (
 KUEUE_GUESS = "Kueue event wording (CreatedWorkload, QuotaReserved, Admitted) and the Workload name"
 JOBSET_REF = '"JobSet": {{"name":"{jobset}","namespace":"default"}}'
 RECONCILING = ZapLine(
-    "INFO",
-    "jobset-controller",
     "reconciling jobset",
-    '{{"jobset": {{"name":"{jobset}","namespace":"default"}}}}',
+    logger="jobset-controller",
+    fields='{{"jobset": {{"name":"{jobset}","namespace":"default"}}}}',
     guess=ZAP_GUESS,
 )
 RECONCILER_ERROR = ZapLine(
-    "ERROR",
-    "controller-runtime",
     "Reconciler error",
-    '{{"controller": "jobset", "controllerGroup": "jobset.x-k8s.io", "controllerKind": "JobSet", '
+    level="ERROR",
+    logger="controller-runtime",
+    fields='{{"controller": "jobset", "controllerGroup": "jobset.x-k8s.io", '
+    '"controllerKind": "JobSet", '
     + JOBSET_REF
     + ', "namespace": "default", "name": "{jobset}", "reconcileID": "{reconcile}", '
     '"error": "{error}"}}',
@@ -39,10 +39,10 @@ RECONCILER_ERROR = ZapLine(
     guess=ZAP_GUESS,
 )
 VALIDATION_DENIED = ZapLine(
-    "ERROR",
-    "jobset-webhook",
     "validation denied update",
-    '{{"webhook": "/validate-jobset-x-k8s-io-v1alpha2-jobset", '
+    level="ERROR",
+    logger="jobset-webhook",
+    fields='{{"webhook": "/validate-jobset-x-k8s-io-v1alpha2-jobset", '
     + JOBSET_REF
     + ', "error": "JobSet name is too long, job names generated for this JobSet will exceed 63 '
     'characters"}}',
@@ -98,11 +98,9 @@ def controller_pod(inc: Incident) -> Pod:
 
 def controller_line(inc: Incident, pod: Pod, at: int, row: ZapLine, **fields: object) -> Entry:
     """A line of the manager (zap console encoder on stderr, which GKE marks ERROR)."""
-    text = zap_console(
-        zap_stamp(at), row.level, row.logger, row.message, row.fields.format(**fields)
-    )
-    carrier = Line(text, form="plain", planted=row.planted, guess=row.guess)
-    return inc.log_text(pod, MANAGER, at, carrier, text)
+    values = row.fields.format(**fields)
+    text = zap_console(zap_stamp(at), row.level, row.logger, row.text, values)
+    return inc.log_text(pod, MANAGER, at, row, text)
 
 
 def reconciling(inc: Incident, pod: Pod, jobset: str) -> None:
