@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path[:0] = [str(ROOT / "scripts"), str(ROOT)]
+
+from tests.logentry import Cluster, container_line, pod_labels  # noqa: E402
 
 from pathways_workload.lql import compile_filter  # noqa: E402
 
@@ -61,6 +63,7 @@ SEVERITIES = ("INFO", "INFO", "INFO", "INFO", "WARNING", "ERROR")
 CONTAINERS = ("jax-tpu", "pathways-proxy", "pathways-rm", "pathways-worker")
 Item = TypeVar("Item")
 WINDOW = ("2026-10-22T11:10:00Z", "2026-10-22T12:10:00Z")
+CLUSTER = Cluster(project="my-project", name="tpu-cluster", location="us-central1")
 
 
 def crash_sweep_filter() -> str:
@@ -88,35 +91,28 @@ def make_entry(rng: random.Random, index: int) -> dict[str, object]:
         line = f"F1022 11:{minute:02d}:{second:02d} 1 tpu.cc:42] {rng.choice(CRASH_TERMS)}: x"
     container = rng.choice(CONTAINERS)
     moment = f"2026-10-22T11:{10 + minute % 50:02d}:{second:02d}"
-    entry: dict[str, object] = {
-        "insertId": f"{index:016x}",
-        "logName": f"projects/my-project/logs/{rng.choice(('stdout', 'stderr'))}",
-        "resource": {
-            "type": "k8s_container",
-            "labels": {
-                "project_id": "my-project",
-                "location": "us-central1",
-                "cluster_name": "tpu-cluster",
-                "namespace_name": "default",
-                "pod_name": f"my-run-worker-0-{index % 16}-abcde",
-                "container_name": container,
-            },
-        },
-        "labels": {
-            "compute.googleapis.com/resource_name": f"gke-tpu-np-{index % 16:04x}",
-            "k8s-pod/jobset_sigs_k8s_io/jobset-name": "my-run",
-            "k8s-pod/jobset_sigs_k8s_io/job-index": "0",
-            "k8s-pod/batch_kubernetes_io/job-completion-index": str(index % 16),
-        },
-        "timestamp": f"{moment}.{rng.randrange(10**9):09d}Z",
-        "receiveTimestamp": f"{moment}.5Z",
-        "severity": rng.choice(SEVERITIES),
+    stream = rng.choice(("stdout", "stderr"))
+    nanos = rng.randrange(10**9)
+    severity = rng.choice(SEVERITIES)
+    structured = container == "jax-tpu" and rng.random() < 0.5
+    labels = {
+        "jobset.sigs.k8s.io/jobset-name": "my-run",
+        "jobset.sigs.k8s.io/job-index": "0",
+        "batch.kubernetes.io/job-completion-index": str(index % 16),
     }
-    if container == "jax-tpu" and rng.random() < 0.5:
-        entry["jsonPayload"] = {"message": line, "logger": "absl"}
-    else:
-        entry["textPayload"] = line
-    return entry
+    return container_line(
+        {"message": line, "logger": "absl"} if structured else line,
+        pod=f"my-run-worker-0-{index % 16}-abcde",
+        container=container,
+        node=f"gke-tpu-np-{index % 16:04x}",
+        timestamp=f"{moment}.{nanos:09d}Z",
+        insert_id=f"{index:016x}",
+        labels=pod_labels(labels),
+        stream=stream,
+        severity=severity,
+        receive_timestamp=f"{moment}.5Z",
+        cluster=CLUSTER,
+    )
 
 
 def rate(function: Callable[[Item], object], items: Sequence[Item], rounds: int = 3) -> float:

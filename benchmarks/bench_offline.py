@@ -22,7 +22,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path[:0] = [str(ROOT / "scripts"), str(ROOT)]
+
+from tests.logentry import container_line, pod_labels  # noqa: E402
 
 from pathways_workload.terms import CRASH_TERMS  # noqa: E402
 
@@ -46,28 +48,17 @@ def synthetic_entry(rng: random.Random, index: int) -> dict[str, object]:
         text = f"{rng.choice(CRASH_TERMS)}: synthetic failure {index}"
     seconds = 36000 + index * 14400 // 300000
     stamp = f"2026-10-22T{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-    return {
-        "insertId": f"{index:016x}",
-        "labels": {
-            "compute.googleapis.com/resource_name": f"gke-pw-tpu-np-{slice_index}-abcd-{host}",
-            "k8s-pod/jobset_sigs_k8s_io/jobset-name": jobset,
-        },
-        "logName": "projects/pw-demo/logs/stderr",
-        "resource": {
-            "type": "k8s_container",
-            "labels": {
-                "project_id": "pw-demo",
-                "location": "us-east5",
-                "cluster_name": "pw-cluster",
-                "namespace_name": "default",
-                "container_name": "pathways-worker",
-                "pod_name": f"{jobset}-worker-{slice_index}-{host}-x7k2p",
-            },
-        },
-        "severity": rng.choice(("INFO", "INFO", "INFO", "WARNING", "ERROR")),
-        "textPayload": text,
-        "timestamp": f"{stamp}.{rng.randrange(10**9):09d}Z",
-    }
+    severity = rng.choice(("INFO", "INFO", "INFO", "WARNING", "ERROR"))
+    return container_line(
+        text,
+        pod=f"{jobset}-worker-{slice_index}-{host}-x7k2p",
+        container="pathways-worker",
+        node=f"gke-pw-tpu-np-{slice_index}-abcd-{host}",
+        timestamp=f"{stamp}.{rng.randrange(10**9):09d}Z",
+        insert_id=f"{index:016x}",
+        labels=pod_labels({"jobset.sigs.k8s.io/jobset-name": jobset}),
+        severity=severity,
+    )
 
 
 def write_export(path: Path, entries: int) -> None:

@@ -42,6 +42,8 @@ import pytest
 from pathways_workload.lql import CompiledFilter, LqlError, compile_filter
 from pathways_workload.sources.base import Entry, sort_key
 from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
+from tests import logentry
+from tests.logentry import DEMO, owner_labels, pod_labels
 
 LIST_PATH = "/v2/entries:list"
 TOKEN_PATH = "/token"
@@ -443,8 +445,8 @@ def service_account_key(path: Path, token_uri: str) -> Path:
 # A small recorded incident, in the shapes Cloud Logging produces (see
 # research/gke-pathways-log-shapes.md): JobSet `llama-train` dies after a host
 # OOM kill on one worker node; JobSet `llama-train-eval` logs on the same node.
-PROJECT = "pw-demo"
-CLUSTER = "pw-cluster"
+PROJECT = DEMO.project
+CLUSTER = DEMO.name
 WORKER_NODES = ("gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2", "gke-pw-cluster-tpu-np-1-8a1b2c3d-y7m3")
 HEAD_NODE = "gke-pw-cluster-cpu-np-4f5e6d7c-h2j4"
 HEAD = "llama-train-pathways-head-0-0-h5t8q"
@@ -457,7 +459,6 @@ _PODS = {  # pod: (jobset, node, job-completion-index)
     WORKER_1: ("llama-train", WORKER_NODES[1], "0"),
     EVAL: ("llama-train-eval", WORKER_NODES[0], "0"),
 }
-_CLUSTER_LABELS = {"project_id": PROJECT, "location": "us-east5", "cluster_name": CLUSTER}
 
 
 def _received(when: str) -> str:
@@ -470,144 +471,97 @@ def _line(
 ) -> Entry:
     """A k8s_container line of a JobSet pod; a dict payload is a structured (JSON) line."""
     jobset, node, index = _PODS[pod]
-    entry: Entry = {
-        "insertId": insert_id,
-        "labels": {
-            "compute.googleapis.com/resource_name": node,
-            "k8s-pod/batch_kubernetes_io/job-completion-index": index,
-            "k8s-pod/jobset_sigs_k8s_io/jobset-name": jobset,
-            "k8s-pod/jobset_sigs_k8s_io/restart-attempt": "0",
-            "logging.gke.io/top_level_controller_name": jobset,
-            "logging.gke.io/top_level_controller_type": "JobSet",
-        },
-        "logName": f"projects/{PROJECT}/logs/{'stdout' if severity == 'INFO' else 'stderr'}",
-        "receiveTimestamp": _received(when),
-        "resource": {
-            "type": "k8s_container",
-            "labels": {
-                **_CLUSTER_LABELS,
-                "container_name": container,
-                "namespace_name": "default",
-                "pod_name": pod,
-            },
-        },
-        "severity": severity,
-        "timestamp": when,
+    labels = {
+        "batch.kubernetes.io/job-completion-index": index,
+        "jobset.sigs.k8s.io/jobset-name": jobset,
+        "jobset.sigs.k8s.io/restart-attempt": "0",
     }
-    entry["jsonPayload" if isinstance(payload, dict) else "textPayload"] = payload
-    return entry
+    return logentry.container_line(
+        payload,
+        pod=pod,
+        container=container,
+        node=node,
+        timestamp=when,
+        insert_id=insert_id,
+        labels={**pod_labels(labels), **owner_labels("JobSet", jobset)},
+        stream="stdout" if severity == "INFO" else "stderr",
+        severity=severity,
+        receive_timestamp=_received(when),
+    )
 
 
-def _event(insert_id: str, when: str, resource: Entry, event: Entry, **labels: str) -> Entry:
+def _event(
+    insert_id: str, when: str, resource: Entry, event: Entry, labels: Entry | None = None
+) -> Entry:
     """A Kubernetes event as the GKE event exporter writes it (severity from its type)."""
-    entry: Entry = {
-        "insertId": insert_id,
-        "jsonPayload": {"apiVersion": "v1", "kind": "Event", **event},
-        "logName": f"projects/{PROJECT}/logs/events",
-        "receiveTimestamp": _received(when),
-        "resource": resource,
-        "severity": "WARNING" if event["type"] == "Warning" else "INFO",
-        "timestamp": when,
-    }
-    if labels:
-        entry["labels"] = labels
-    return entry
+    return logentry.event_entry(
+        event,
+        resource=resource,
+        timestamp=when,
+        insert_id=insert_id,
+        labels=labels,
+        receive_timestamp=_received(when),
+    )
 
 
 def _pod_event(insert_id: str, when: str, pod: str, reason: str, message: str) -> Entry:
     """An event about a pod: it carries the owner labels only."""
-    jobset = _PODS[pod][0]
     component = "default-scheduler" if reason == "Scheduled" else "kubelet"
-    return _event(
-        insert_id,
-        when,
-        {
-            "type": "k8s_pod",
-            "labels": {**_CLUSTER_LABELS, "namespace_name": "default", "pod_name": pod},
-        },
-        {
-            "eventTime": None,
-            "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": pod},
-            "lastTimestamp": when,
-            "message": message,
-            "metadata": {"name": f"{pod}.18a2b3c4d5e6f708", "namespace": "default"},
-            "reason": reason,
-            "reportingComponent": component,
-            "reportingInstance": "",
-            "source": {"component": component},
-            "type": "Normal" if reason == "Scheduled" else "Warning",
-        },
-        **{
-            "jobset.sigs.k8s.io/restart-attempt": "0",
-            "logging.gke.io/top_level_controller_name": jobset,
-            "logging.gke.io/top_level_controller_type": "JobSet",
-        },
+    event = logentry.core_event(
+        reason,
+        message,
+        involved=logentry.involved_object("Pod", pod, api_version="v1"),
+        source={"component": component},
+        type="Normal" if reason == "Scheduled" else "Warning",
+        reporting=(component, ""),
+        metadata={"name": f"{pod}.18a2b3c4d5e6f708", "namespace": "default"},
+        last_timestamp=when,
     )
+    jobset = _PODS[pod][0]
+    labels = {"jobset.sigs.k8s.io/restart-attempt": "0", **owner_labels("JobSet", jobset)}
+    return _event(insert_id, when, logentry.pod_resource(DEMO, "default", pod), event, labels)
 
 
 def _node_event(insert_id: str, when: str, node: str, reason: str, message: str) -> Entry:
     """A node-problem-detector (OOMKilling) or kubelet (SystemOOM) event about a node."""
     component = "kernel-monitor" if reason == "OOMKilling" else "kubelet"
-    return _event(
-        insert_id,
-        when,
-        {"type": "k8s_node", "labels": {**_CLUSTER_LABELS, "node_name": node}},
-        {
-            "involvedObject": {"kind": "Node", "name": node, "uid": node},
-            "lastTimestamp": when,
-            "message": message,
-            "reason": reason,
-            "reportingComponent": "",
-            "reportingInstance": "",
-            "source": {"component": component, "host": node},
-            "type": "Warning",
-        },
+    event = logentry.core_event(
+        reason,
+        message,
+        involved=logentry.involved_object("Node", node, uid=node),
+        source={"component": component, "host": node},
+        type="Warning",
+        last_timestamp=when,
     )
+    return _event(insert_id, when, logentry.node_resource(DEMO, node), event)
 
 
 def _serial(insert_id: str, when: str, node: str, text: str) -> Entry:
     """A serial-console line of a node's VM (no severity, as exported)."""
-    return {
-        "insertId": insert_id,
-        "labels": {"compute.googleapis.com/resource_name": node},
-        "logName": f"projects/{PROJECT}/logs/serialconsole.googleapis.com%2Fserial_port_1_output",
-        "receiveTimestamp": _received(when),
-        "resource": {
-            "type": "gce_instance",
-            "labels": {
-                "instance_id": "5093846212345678901",
-                "project_id": PROJECT,
-                "zone": "us-east5-b",
-            },
-        },
-        "textPayload": text,
-        "timestamp": when,
-    }
+    return logentry.serial_line(
+        text,
+        node=node,
+        instance_id="5093846212345678901",
+        timestamp=when,
+        insert_id=insert_id,
+        receive_timestamp=_received(when),
+    )
 
 
 def _jobset_event(insert_id: str, when: str, reason: str, message: str) -> Entry:
     """An event of the JobSet object itself (recorded on k8s_cluster, no labels)."""
-    return _event(
-        insert_id,
-        when,
-        {"type": "k8s_cluster", "labels": dict(_CLUSTER_LABELS)},
-        {
-            "action": "Reconciling",
-            "eventTime": "2026-10-22T11:30:10.412903Z",
-            "involvedObject": {
-                "apiVersion": "jobset.x-k8s.io/v1alpha2",
-                "kind": "JobSet",
-                "name": "llama-train",
-                "namespace": "default",
-            },
-            "message": message,
-            "reason": reason,
-            "reportingComponent": "jobset",
-            "reportingInstance": "jobset-controller-manager-6d9f8b7c5-abcde",
-            "source": {},
-            "type": "Warning",
-        },
+    event = logentry.events_api_event(
+        reason,
+        message,
+        involved=logentry.involved_object(
+            "JobSet", "llama-train", api_version="jobset.x-k8s.io/v1alpha2", namespace="default"
+        ),
+        type="Warning",
+        reporting=("jobset", "jobset-controller-manager-6d9f8b7c5-abcde"),
+        event_time="2026-10-22T11:30:10.412903Z",
+        action="Reconciling",
     )
+    return _event(insert_id, when, logentry.cluster_resource(DEMO), event)
 
 
 def _scheduled(insert_id: str, when: str, pod: str) -> Entry:

@@ -1,4 +1,4 @@
-"""Builders of LogEntries in the shapes Cloud Logging produces, and a CLI runner."""
+"""Test entries in the shapes Cloud Logging produces (through tests.logentry), and a CLI runner."""
 
 from __future__ import annotations
 
@@ -10,11 +10,24 @@ from pathways_workload.cli import main
 from pathways_workload.plan import Results
 from pathways_workload.query import Query, Request
 from pathways_workload.registry import Action
+from tests import logentry
+from tests.logentry import DEMO, owner_labels, pod_labels
 
-PROJECT = "pw-demo"
-CLUSTER = "pw-cluster"
-LOCATION = "us-east5"
+PROJECT = DEMO.project
+CLUSTER = DEMO.name
+LOCATION = DEMO.location
 _IDS = itertools.count(1)
+
+
+def _insert_id() -> str:
+    return f"id{next(_IDS):06d}"
+
+
+def _jobset_labels(jobset: str) -> dict[str, str]:
+    return {
+        **pod_labels({"jobset.sigs.k8s.io/jobset-name": jobset}),
+        **owner_labels("JobSet", jobset),
+    }
 
 
 def container_entry(
@@ -29,31 +42,18 @@ def container_entry(
     namespace: str = "default",
 ) -> dict[str, Any]:
     """A k8s_container line of a JobSet pod, header already stripped."""
-    return {
-        "insertId": f"id{next(_IDS):06d}",
-        "labels": {
-            "compute.googleapis.com/resource_name": node,
-            "k8s-pod/jobset_sigs_k8s_io/jobset-name": jobset,
-            "logging.gke.io/top_level_controller_name": jobset,
-            "logging.gke.io/top_level_controller_type": "JobSet",
-        },
-        "logName": f"projects/{PROJECT}/logs/stderr",
-        "receiveTimestamp": timestamp,
-        "resource": {
-            "type": "k8s_container",
-            "labels": {
-                "project_id": PROJECT,
-                "location": LOCATION,
-                "cluster_name": CLUSTER,
-                "namespace_name": namespace,
-                "pod_name": pod,
-                "container_name": container,
-            },
-        },
-        "severity": severity,
-        "textPayload": text,
-        "timestamp": timestamp,
-    }
+    return logentry.container_line(
+        text,
+        pod=pod,
+        container=container,
+        node=node,
+        timestamp=timestamp,
+        insert_id=_insert_id(),
+        labels=_jobset_labels(jobset),
+        namespace=namespace,
+        severity=severity,
+        receive_timestamp=timestamp,
+    )
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
@@ -65,94 +65,59 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 
 def node_event(reason: str, text: str, node: str, timestamp: str) -> dict[str, Any]:
     """A node-problem-detector or kubelet event about a node (whole-second timestamp)."""
-    return {
-        "insertId": f"id{next(_IDS):06d}",
-        "jsonPayload": {
-            "involvedObject": {"kind": "Node", "name": node},
-            "reason": reason,
-            "message": text,
-            "source": {"component": "kernel-monitor", "host": node},
-            "type": "Warning",
-        },
-        "logName": f"projects/{PROJECT}/logs/events",
-        "resource": {
-            "type": "k8s_node",
-            "labels": {
-                "project_id": PROJECT,
-                "location": LOCATION,
-                "cluster_name": CLUSTER,
-                "node_name": node,
-            },
-        },
-        "severity": "WARNING",
-        "timestamp": timestamp,
-    }
+    event = logentry.core_event(
+        reason,
+        text,
+        involved=logentry.involved_object("Node", node),
+        source={"component": "kernel-monitor", "host": node},
+        type="Warning",
+        last_timestamp=timestamp,
+    )
+    resource = logentry.node_resource(DEMO, node)
+    return logentry.event_entry(
+        event, resource=resource, timestamp=timestamp, insert_id=_insert_id()
+    )
 
 
 def serial_line(text: str, node: str, timestamp: str) -> dict[str, Any]:
     """A serial-console line of a GKE node's instance (no severity, as recorded)."""
-    return {
-        "insertId": f"id{next(_IDS):06d}",
-        "labels": {"compute.googleapis.com/resource_name": node},
-        "logName": f"projects/{PROJECT}/logs/serialconsole.googleapis.com%2Fserial_port_1_output",
-        "resource": {
-            "type": "gce_instance",
-            "labels": {"project_id": PROJECT, "zone": "us-east5-b", "instance_id": "1234"},
-        },
-        "textPayload": text,
-        "timestamp": timestamp,
-    }
+    return logentry.serial_line(
+        text, node=node, instance_id="1234", timestamp=timestamp, insert_id=_insert_id()
+    )
 
 
 def audit_event(method: str, node: str, timestamp: str) -> dict[str, Any]:
     """A GCE system_event audit entry (preemption, host error, maintenance)."""
-    return {
-        "insertId": f"id{next(_IDS):06d}",
-        "logName": f"projects/{PROJECT}/logs/cloudaudit.googleapis.com%2Fsystem_event",
-        "protoPayload": {
-            "methodName": method,
-            "resourceName": f"projects/{PROJECT}/zones/us-east5-b/instances/{node}",
-            "status": {"message": "Instance was preempted."},
-        },
-        "resource": {
-            "type": "gce_instance",
-            "labels": {"project_id": PROJECT, "zone": "us-east5-b", "instance_id": "1234"},
-        },
-        "severity": "INFO",
-        "timestamp": timestamp,
-    }
+    insert_id = _insert_id()
+    return logentry.system_event(
+        method,
+        "Instance was preempted.",
+        node=node,
+        instance_id="1234",
+        timestamp=timestamp,
+        insert_id=insert_id,
+        operation_id=f"systemevent-{insert_id}",
+    )
 
 
 def scheduled_event(
     pod: str, node: str, jobset: str = "llama-train", timestamp: str = "2026-10-22T11:00:00Z"
 ) -> dict[str, Any]:
     """The default scheduler's Scheduled event of a JobSet pod."""
-    return {
-        "insertId": f"id{next(_IDS):06d}",
-        "jsonPayload": {
-            "involvedObject": {"kind": "Pod", "name": pod, "namespace": "default"},
-            "reason": "Scheduled",
-            "type": "Normal",
-            "message": f"Successfully assigned default/{pod} to {node}",
-        },
-        "labels": {
-            "logging.gke.io/top_level_controller_type": "JobSet",
-            "logging.gke.io/top_level_controller_name": jobset,
-        },
-        "logName": f"projects/{PROJECT}/logs/events",
-        "resource": {
-            "type": "k8s_pod",
-            "labels": {
-                "project_id": PROJECT,
-                "location": LOCATION,
-                "cluster_name": CLUSTER,
-                "namespace_name": "default",
-                "pod_name": pod,
-            },
-        },
-        "severity": "INFO",
-        "timestamp": timestamp,
-    }
+    event = logentry.core_event(
+        "Scheduled",
+        f"Successfully assigned default/{pod} to {node}",
+        involved=logentry.involved_object("Pod", pod, namespace="default"),
+        source={"component": "default-scheduler"},
+        last_timestamp=timestamp,
+    )
+    return logentry.event_entry(
+        event,
+        resource=logentry.pod_resource(DEMO, "default", pod),
+        timestamp=timestamp,
+        insert_id=_insert_id(),
+        labels=owner_labels("JobSet", jobset),
+    )
 
 
 def queries_of(action: Action, request: Request) -> list[Query]:
