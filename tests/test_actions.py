@@ -142,7 +142,7 @@ def test_print_mode_is_valid_shell_that_round_trips(name: str) -> None:
     assert bool(chained) == (name in ("node-ooms", "interruptions", "neighbors"))
     # A stage built from earlier answers (traceback follow-ups) is a comment saying what to run.
     notes = [b for b in every if all(line.startswith("#") for line in b)]
-    assert bool(notes) == (name in ("errors", "user-workload"))
+    assert bool(notes) == (name in ("errors", "user-workload", "triage"))
     blocks = [b for b in every if b not in chained and b not in notes]
     assert all(b[0].startswith("# ") and b[-1].startswith("# Logs Explorer: ") for b in blocks)
     commands = ["\n".join(block[1:-1]) for block in blocks]

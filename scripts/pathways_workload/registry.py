@@ -17,6 +17,7 @@ from pathways_workload.query import Request
 from pathways_workload.reports import Report
 from pathways_workload.sources.base import Fetch
 from pathways_workload.triage import fetches as triage
+from pathways_workload.triage import stages as triage_stages
 from pathways_workload.triage.present import present_triage, present_versions
 
 Presenter = Callable[[Request, Results], Report]
@@ -178,7 +179,7 @@ ACTIONS: dict[str, Action] = {
             "triage",
             "the whole first pass in one command: preflight, crash sweep, node OOMs, pod "
             "events, interruptions, last lines and versions, with a root-cause report",
-            single(triage.triage_fetches),
+            triage_stages.STAGES,
             present_triage,
             default_severity="CRITICAL",
         ),

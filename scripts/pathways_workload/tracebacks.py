@@ -87,3 +87,13 @@ def first_headers(entries: Sequence[Entry], most: int) -> list[Entry]:
         if key not in seen and is_header(entry):
             seen[key] = entry
     return list(seen.values())[:most]
+
+
+def headline(text: str) -> str:
+    """A message's telling line: its exception, when it is a whole traceback; else its first."""
+    lines = [unprefixed(line) for line in text.splitlines()]
+    if len(lines) > 1 and lines[0].strip() == HEADER:
+        ends = [line for line in lines if is_exception_line(line)]
+        if ends:
+            return ends[-1]
+    return lines[0] if lines else ""

@@ -83,7 +83,7 @@ def exceptions_of(found: Sequence[Entry], results: Results) -> dict[tuple[str, s
     return ends
 
 
-def _print_note(request: Request, project: str) -> str:
+def traceback_note(request: Request, project: str) -> str:
     """Print mode: how to read a traceback's exception by hand, for each header found."""
     scope = selectors.cluster_scope("k8s_container", request.target, namespaced=True)
     text = filters.all_of(
@@ -109,5 +109,5 @@ def after_sweep(sweep: str) -> Stage:
     return Stage(
         lambda request, results: traceback_fetches(request, results.entries(sweep)),
         required=False,
-        print_note=_print_note,
+        print_note=traceback_note,
     )

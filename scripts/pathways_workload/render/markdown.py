@@ -7,10 +7,11 @@ from typing import Any, TextIO
 from tabulate import tabulate
 
 from pathways_workload.render.entries import entry_line
+from pathways_workload.tracebacks import headline
 
 
 def _first_line(text: str | None) -> str:
-    return text.splitlines()[0] if text else ""
+    return headline(text) if text else ""
 
 
 def _failure_lines(failure: dict[str, Any]) -> list[str]:

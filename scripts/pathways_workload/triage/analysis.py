@@ -13,11 +13,11 @@ from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.terms import USER_CONTAINERS
 from pathways_workload.triage import rules, versions
-from pathways_workload.triage.evidence import Evidence, attempt_of, classify
-from pathways_workload.triage.fetches import RECOVERY_TERMS, TriageResults
+from pathways_workload.triage.answers import TriageResults
+from pathways_workload.triage.evidence import Evidence, attempt_of, classify, with_tracebacks
+from pathways_workload.triage.fetches import PROGRESS_TERM, RECOVERY_TERMS
 from pathways_workload.triage.hosts import failing_hosts, host_pods, lowest_indexed
 
-PROGRESS_TERM = "completed step"
 # Controllers log through zap: `<time>\tINFO\t<logger>\t<message>` even on stderr.
 _ROUTINE_LEVEL_RE = re.compile(r"\t(?:DEBUG|INFO)\t")
 
@@ -54,6 +54,7 @@ def describe_failure(failure: rules.Failure) -> dict[str, Any]:
     evidence = [failure.cause.entry, *others[:4]]
     return {
         **_brief(failure.cause.entry),
+        "traceback": list(failure.cause.traceback),
         "source": "hang" if failure.hang else failure.cause.source,
         "restart_attempt": failure.attempt,
         "scenario": scenario.number if scenario else None,
@@ -71,17 +72,17 @@ def _about(entry: Entry, names: Sequence[str]) -> bool:
 
 
 def _evidence(found: TriageResults, nodes: set[str], names: Sequence[str]) -> list[Evidence]:
-    entries = list(found.crashes.entries) + list(found.events.entries)
+    crashes = TriageResults.entries(found.crashes)
+    entries = crashes + TriageResults.entries(found.events)
     entries += [
         entry
-        for result in (found.node_events, found.instances)
-        for entry in result.entries
+        for entry in TriageResults.entries(found.node_events + found.instances)
         if node_of(entry) in nodes
     ]
-    if not found.last_lines.entries:
-        entries += [e for e in found.controller.entries if _about(e, names)]
-    evidence = (classify(entry) for entry in entries)
-    return [item for item in evidence if item is not None]
+    if not TriageResults.entries(found.latest):
+        entries += [e for e in TriageResults.entries(found.controller) if _about(e, names)]
+    evidence = [item for item in map(classify, entries) if item is not None]
+    return with_tracebacks(evidence, crashes, found.follow_ups)
 
 
 def _progress_end(entries: Sequence[Entry]) -> int | None:
@@ -97,14 +98,14 @@ def _failures(found: TriageResults, nodes: set[str], request: Request) -> list[r
     """Every failure in the window; with no error at all, a hang if something went quiet."""
     recoveries = [
         entry_time_ns(e)
-        for e in found.startup.entries
+        for e in TriageResults.entries(found.startup)
         if any(term in message(e) for term in RECOVERY_TERMS)
     ]
     names = [workload.name for workload in request.target.workloads]
     failures = rules.split_failures(_evidence(found, nodes, names), recoveries)
     if failures:
         return failures
-    last = found.last_lines.entries
+    last = TriageResults.entries(found.latest)
     quiet = rules.quiet_first(last, _progress_end(last))
     return [rules.hang_failure(quiet)] if quiet else []
 
@@ -116,7 +117,8 @@ def _quiet_host(found: TriageResults, chosen: rules.Failure) -> Entry | None:
     scenario = _scenario_of(chosen)
     if scenario is None or not scenario.hang:
         return None
-    attempt = [e for e in found.last_lines.entries if attempt_of(e) == chosen.cause.attempt]
+    latest = TriageResults.entries(found.latest)
+    attempt = [e for e in latest if attempt_of(e) == chosen.cause.attempt]
     return rules.quiet_first(attempt, _progress_end(attempt))
 
 
@@ -124,19 +126,18 @@ def _hosts(
     found: TriageResults, failures: list[rules.Failure], chosen: rules.Failure | None
 ) -> list[dict[str, Any]]:
     """The chosen failure's failing hosts; for a head-pod failure, those of the window."""
-    lines = (found.crashes, found.startup, found.last_lines)
-    pods = host_pods(entry for result in lines for entry in result.entries)
+    pods = host_pods(TriageResults.entries(found.crashes + found.startup + found.latest))
     hosts = failing_hosts(chosen.evidence, pods, _quiet_host(found, chosen)) if chosen else []
     return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
 
 
 def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     """The report's findings (everything but the checks)."""
-    nodes = set(nodes_from([found.events, found.crashes, found.startup, found.last_lines]))
+    nodes = set(nodes_from(found.events + found.crashes + found.startup + found.latest))
     failures = _failures(found, nodes, request)
     chosen = rules.pick(failures, request.issue_ns)
     hosts = _hosts(found, failures, chosen)
-    latest = rules.last_lines(found.last_lines.entries)
+    latest = rules.last_lines(TriageResults.entries(found.latest))
     return {
         "root_cause": describe_failure(chosen) if chosen else None,
         "failures": [describe_failure(f) for f in failures],

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
-from pathways_workload import labels, scenarios
+from pathways_workload import labels, scenarios, tracebacks
 from pathways_workload.describe import (
     container_of,
     entry_labels,
@@ -16,7 +17,8 @@ from pathways_workload.describe import (
     resource_type,
     severity,
 )
-from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
+from pathways_workload.shaping import identity
+from pathways_workload.sources.base import Entry, Result, entry_time_ns, sort_key
 from pathways_workload.terms import USER_CONTAINERS
 
 # Node-level events carry whole-second timestamps, and the kernel OOM event is
@@ -39,8 +41,6 @@ SYMPTOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # The kernel's preamble to an OOM kill; the `Killed process` line that follows is the evidence.
     ("invoked oom-killer", ()),
 )
-# A traceback logged one line per entry starts with this header; its exception line is the evidence.
-TRACEBACK_HEADER = "Traceback (most recent call last):"
 QUIET_SEVERITIES = ("DEBUG", "INFO", "NOTICE")
 SYMPTOM_REASONS = (
     "Killing",
@@ -76,6 +76,7 @@ class Evidence:
     time_ns: int
     source: str
     symptom: bool
+    traceback: tuple[str, ...] = ()  # the traceback this exception line ends, as logged
 
     @property
     def coarse(self) -> bool:
@@ -142,7 +143,7 @@ def source_of(entry: Entry) -> str:
 
 
 def _is_symptom(entry: Entry) -> bool:
-    if message(entry).strip() == TRACEBACK_HEADER:
+    if tracebacks.is_header(entry):
         return True
     text = message(entry).lower()
     container = container_of(entry) or ""
@@ -171,3 +172,25 @@ def classify(entry: Entry) -> Evidence | None:
     if _is_noise(entry, source):
         return None
     return Evidence(entry, entry_time_ns(entry), source, _is_symptom(entry))
+
+
+def with_tracebacks(
+    evidence: list[Evidence], crashes: Sequence[Entry], follow_ups: Sequence[Result]
+) -> list[Evidence]:
+    """The evidence, with the exception line of each traceback the crash lines start.
+
+    A traceback logged one line per entry starts with a header (a symptom: it
+    says nothing yet); its exception line, found among the follow-up lines, is
+    the evidence, whatever its severity, and carries the traceback with it.
+    """
+    lines = [entry for result in follow_ups for entry in result.entries]
+    ends: dict[tuple[str, str, str], Evidence] = {}
+    for header in tracebacks.first_headers(crashes, len(crashes)):
+        built = tracebacks.assemble(header, lines)
+        if built.exception is not None:
+            end = built.exception
+            source = source_of(end)
+            item = Evidence(end, entry_time_ns(end), source, _is_symptom(end), tuple(built.text()))
+            ends[identity(end)] = item
+    kept = [item for item in evidence if identity(item.entry) not in ends]
+    return kept + list(ends.values())

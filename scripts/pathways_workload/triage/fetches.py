@@ -1,20 +1,20 @@
-"""The few queries triage runs, all independent so they go out in one wave.
+"""Triage's first wave of queries, all independent so they go out at once.
 
 Node-level queries cover the whole cluster (and the project's instances) and
 are narrowed to the workload's nodes afterwards, so no query waits for node
-discovery, and offline one pass over the export answers all of them. Each
-fetch is named after the field of `TriageResults` that holds its answer.
+discovery, and offline one pass over the export answers all of them. The
+latest lines are read back until they cover QUIET_AFTER_NS (anyone missing
+from them has gone quiet), within TAIL_PAGES pages.
 """
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Sequence
 
 from pathways_workload import filters, selectors, terms
 from pathways_workload.actions.common import fetch
-from pathways_workload.plan import Results
 from pathways_workload.query import Request
-from pathways_workload.sources.base import Fetch, Result
+from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, entry_time_ns
 from pathways_workload.triage.versions import VERSION_TERMS
 
 STALL_TERMS = ("Still waiting to acquire semaphore", "Recv completion error", "GOAWAY")
@@ -28,27 +28,18 @@ STARTUP_TERMS = (
 )
 # Lines that prove the run is (again) ready: a failure before one is over after it.
 RECOVERY_TERMS = ("Slices Now Ready", "Sufficient slices active")
+PROGRESS_TERM = "completed step"
+# A component silent this long while others log has gone quiet.
+QUIET_AFTER_NS = 5 * 60 * 10**9
+TAIL_PAGES = 6
+CRASHES, STARTUP, TAIL, PROGRESS = "crashes", "startup", "tail", "progress"
+EVENTS, NODE_EVENTS, INSTANCES, CONTROLLER = "events", "node_events", "instances", "controller"
 
 
-@dataclasses.dataclass(frozen=True)
-class TriageResults:
-    """Triage's answers, one field per fetch."""
-
-    crashes: Result
-    startup: Result
-    last_lines: Result
-    events: Result
-    node_events: Result
-    instances: Result
-    controller: Result
-
-    @classmethod
-    def of(cls, results: Results) -> TriageResults:
-        return cls(**{field.name: results.one(field.name) for field in dataclasses.fields(cls)})
-
-    def every(self) -> tuple[Result, ...]:
-        """All the answers, in the order the fetches were built."""
-        return tuple(getattr(self, field.name) for field in dataclasses.fields(self))
+def crash_match(request: Request) -> str:
+    """Crash, fatal and stall terms (and the user's), or a severity at the floor."""
+    found = terms.CRASH_TERMS + STALL_TERMS + request.options.extra_terms
+    return filters.any_of([filters.message_has_any(found), f"severity>={request.floor}"])
 
 
 def _node_evidence(request: Request) -> str:
@@ -85,53 +76,70 @@ def _controller(request: Request) -> str:
     return filters.all_of([selectors.jobset_controller(request.target), errors])
 
 
+def _covers_quiet_span(entries: Sequence[Entry]) -> bool:
+    """Latest-first entries reach QUIET_AFTER_NS back from the newest."""
+    return bool(entries) and (
+        entry_time_ns(entries[0]) - entry_time_ns(entries[-1]) >= QUIET_AFTER_NS
+    )
+
+
 def startup_fetch(request: Request) -> Fetch:
     lines = selectors.container_lines(request.target)
     startup = filters.message_has_any(VERSION_TERMS + STARTUP_TERMS)
-    purpose = "start-up and version lines of the workload"
     limit = request.options.fetch_limit
-    return fetch(request, "startup", purpose, lines, startup, limit=limit, order="asc")
+    return fetch(
+        request,
+        STARTUP,
+        "start-up and version lines of the workload",
+        lines,
+        startup,
+        limit=limit,
+        order="asc",
+    )
 
 
 def events_fetch(request: Request) -> Fetch:
     events = selectors.workload_events(request.target)
     purpose = "Kubernetes events of the workload's pods, Jobs and JobSet/LWS"
-    return fetch(request, "events", purpose, events, limit=request.options.fetch_limit, order="asc")
+    return fetch(request, EVENTS, purpose, events, limit=request.options.fetch_limit, order="asc")
+
+
+def _progress(request: Request) -> Fetch:
+    client = selectors.container_lines(request.target, terms.USER_CONTAINERS)
+    progress = filters.message_has_any((PROGRESS_TERM,))
+    purpose = "the client's latest progress line (when training stopped advancing)"
+    return fetch(request, PROGRESS, purpose, client, progress, limit=1, order="desc")
 
 
 def triage_fetches(request: Request) -> list[Fetch]:
-    """One wave: crash lines, start-up lines, the latest lines, events and node evidence."""
+    """The first wave: crash lines, start-up lines, the latest lines, events, node evidence."""
     lines = selectors.container_lines(request.target)
-    crash = filters.any_of(
-        [
-            filters.message_has_any(terms.CRASH_TERMS + STALL_TERMS + request.options.extra_terms),
-            f"severity>={request.floor}",
-        ]
-    )
     limit = request.options.fetch_limit
     return [
         fetch(
             request,
-            "crashes",
+            CRASHES,
             "crash, fatal and stall lines of every workload container",
             lines,
-            crash,
+            crash_match(request),
             limit=limit,
             order="asc",
         ),
         startup_fetch(request),
         fetch(
             request,
-            "last_lines",
+            TAIL,
             "the latest lines of the workload (who went quiet, progress at the end)",
             lines,
-            limit=limit,
+            limit=TAIL_PAGES * PAGE_SIZE,
             order="desc",
+            until=_covers_quiet_span,
         ),
+        _progress(request),
         events_fetch(request),
         fetch(
             request,
-            "node_events",
+            NODE_EVENTS,
             "node OOM kills and interruptions in the cluster (narrowed to the workload's nodes)",
             _node_evidence(request),
             limit=limit,
@@ -139,16 +147,16 @@ def triage_fetches(request: Request) -> list[Fetch]:
         ),
         fetch(
             request,
-            "instances",
-            "serial-console OOM kills, GCE interruptions and node pool operations "
-            "(narrowed to the workload's nodes)",
+            INSTANCES,
+            "serial-console OOM kills, GCE interruptions and node pool "
+            "operations (narrowed to the workload's nodes)",
             _instance_evidence(request),
             limit=limit,
             order="asc",
         ),
         fetch(
             request,
-            "controller",
+            CONTROLLER,
             "JobSet controller logs (namespace jobset-system)",
             _controller(request),
             limit=limit,

@@ -40,6 +40,14 @@ class HostPod:
     last_ns: int
 
 
+def host_index(found: dict[str, Any]) -> tuple[str, str] | None:
+    """(slice, host) from a pod's labels: JobSet job and completion index, or LWS indices."""
+    for slice_key, host_key in HOST_LABELS:
+        if isinstance(found.get(slice_key), str):
+            return str(found[slice_key]), str(found.get(host_key, "?"))
+    return None
+
+
 def host_pods(entries: Iterable[Entry]) -> dict[str, HostPod]:
     """The host pods among the workload's container lines."""
     pods: dict[str, HostPod] = {}
@@ -47,15 +55,7 @@ def host_pods(entries: Iterable[Entry]) -> dict[str, HostPod]:
         pod, node = pod_of(entry), node_of(entry)
         if container_of(entry) not in HOST_CONTAINERS or not pod or not node:
             continue
-        found = entry_labels(entry)
-        indices = next(
-            (
-                (str(found[s]), str(found.get(h, "?")))
-                for s, h in HOST_LABELS
-                if isinstance(found.get(s), str)
-            ),
-            None,
-        )
+        indices = host_index(entry_labels(entry))
         if indices is None:
             continue
         time = entry_time_ns(entry)

@@ -7,7 +7,7 @@ from pathways_workload.plan import Results
 from pathways_workload.query import Request
 from pathways_workload.reports import TableReport, TriageReport
 from pathways_workload.triage.analysis import analyze
-from pathways_workload.triage.fetches import TriageResults
+from pathways_workload.triage.answers import TriageResults
 from pathways_workload.triage.versions import collect
 
 NEXT_STEPS = (

@@ -1,0 +1,58 @@
+"""Triage's answers by question, whichever stage and however many fetches answered each."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from pathways_workload.actions.followups import FOLLOW_UPS
+from pathways_workload.plan import Results
+from pathways_workload.shaping import merge
+from pathways_workload.sources.base import Entry, Result
+from pathways_workload.triage import fetches
+
+# The names of the later stages' fetches, by the question they add to.
+MORE_CRASHES, MISSING_CRASHES = "more_crashes", "missing_crashes"
+SUSPECTS, UNSEEN_HOSTS = "suspects", "unseen_hosts"
+CRASH_NAMES = (fetches.CRASHES, MORE_CRASHES, MISSING_CRASHES)
+LATEST_NAMES = (fetches.TAIL, SUSPECTS, UNSEEN_HOSTS, fetches.PROGRESS)
+
+
+@dataclasses.dataclass(frozen=True)
+class TriageResults:
+    """One field per question: the results that answer it, in the order they ran."""
+
+    crashes: list[Result]
+    startup: list[Result]
+    latest: list[Result]
+    events: list[Result]
+    node_events: list[Result]
+    instances: list[Result]
+    controller: list[Result]
+    follow_ups: list[Result]
+
+    @classmethod
+    def of(cls, results: Results) -> TriageResults:
+        def named(*names: str) -> list[Result]:
+            return [result for name in names for result in results.all(name)]
+
+        return cls(
+            crashes=named(*CRASH_NAMES),
+            startup=named(fetches.STARTUP),
+            latest=named(*LATEST_NAMES),
+            events=named(fetches.EVENTS),
+            node_events=named(fetches.NODE_EVENTS),
+            instances=named(fetches.INSTANCES),
+            controller=named(fetches.CONTROLLER),
+            follow_ups=named(FOLLOW_UPS),
+        )
+
+    @staticmethod
+    def entries(results: list[Result]) -> list[Entry]:
+        """Every entry of the results, each once, earliest first."""
+        return merge(results, "asc")
+
+    def every(self) -> list[Result]:
+        """All the answers, question by question."""
+        return [
+            result for field in dataclasses.fields(self) for result in getattr(self, field.name)
+        ]

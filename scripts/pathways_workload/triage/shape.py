@@ -1,0 +1,70 @@
+"""What the first wave shows of the workload: its pods, its TPU hosts, and the hosts it should have.
+
+A JobSet's worker pods carry their slice (`job-index`), their host in the
+slice (`job-completion-index`) and the number of slices
+(`replicatedjob-replicas`); a LeaderWorkerSet's, their group and worker
+index. The hosts a workload should have are every slice times every host
+index up to the highest seen (inferred: a host index above it cannot be
+known from the labels).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from pathways_workload import labels
+from pathways_workload.describe import container_of, entry_labels, pod_of
+from pathways_workload.sources.base import Entry
+from pathways_workload.triage.hosts import HOST_CONTAINERS, host_index
+
+Host = tuple[str, str]  # (slice, host index), as the labels write them
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkloadShape:
+    """The pods seen, the host each TPU host pod is, and the hosts the workload should have."""
+
+    pods: frozenset[str]
+    host_of: dict[str, Host]
+    expected: frozenset[Host]
+
+    def unseen_hosts(self) -> list[Host]:
+        """Hosts the labels say exist but no pod of which logged or had an event."""
+        seen = set(self.host_of.values())
+        return sorted(self.expected - seen, key=lambda h: (int(h[0]), int(h[1])))
+
+
+def _slices(found: dict[str, str]) -> int | None:
+    replicas = found.get(labels.JOBSET_REPLICAS)
+    return int(replicas) if isinstance(replicas, str) and replicas.isdigit() else None
+
+
+def learn_shape(entries: Iterable[Entry]) -> WorkloadShape:
+    """The shape of the workload as its container lines show it."""
+    pods: set[str] = set()
+    host_of: dict[str, Host] = {}
+    slices: set[int] = set()
+    highest = -1
+    for entry in entries:
+        pod = pod_of(entry)
+        if not pod or container_of(entry) is None:
+            continue
+        pods.add(pod)
+        if container_of(entry) not in HOST_CONTAINERS:
+            continue
+        index = host_index(entry_labels(entry))
+        if index is None:
+            continue
+        host_of[pod] = index
+        count = _slices(entry_labels(entry))
+        if count is not None:
+            slices.add(count)
+        if index[1].isdigit():
+            highest = max(highest, int(index[1]))
+    expected = {
+        (str(number), str(host))
+        for number in range(max(slices, default=0))
+        for host in range(highest + 1)
+    }
+    return WorkloadShape(frozenset(pods), host_of, frozenset(expected | set(host_of.values())))

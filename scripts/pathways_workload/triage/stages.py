@@ -1,0 +1,242 @@
+"""Triage's later stages: what the first wave's answers leave open, asked within a budget.
+
+Stage two: when the crash sweep was cut, read it on from where it stopped
+until every pod of the workload has shown its first crash line; and read
+the last lines of every pod (and host) missing from the latest lines, the
+candidates of a hang. Stage three: the pods whose crash lines the budget
+did not reach, by name; and the lines after the earliest traceback headers.
+Every stage stays within the run's request budget: 25 requests for a
+workload of up to 1,024 hosts, 40 above (the project's read quota is 60 a
+minute).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pathways_workload import filters, labels, selectors
+from pathways_workload.actions.common import fetch
+from pathways_workload.actions.followups import FOLLOW_UP_PAGES, traceback_fetches, traceback_note
+from pathways_workload.describe import pod_of
+from pathways_workload.plan import Results, Stage
+from pathways_workload.query import Request
+from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
+from pathways_workload.triage import fetches
+from pathways_workload.triage.answers import (
+    CRASH_NAMES,
+    MISSING_CRASHES,
+    MORE_CRASHES,
+    SUSPECTS,
+    UNSEEN_HOSTS,
+    TriageResults,
+)
+from pathways_workload.triage.shape import Host, WorkloadShape, learn_shape
+
+LARGE_WORKLOAD_HOSTS = 1024
+BUDGET, LARGE_BUDGET = 25, 40
+# Requests kept back for the third stage: missing pods and traceback follow-ups.
+THIRD_STAGE_RESERVE = 2 + FOLLOW_UP_PAGES
+# Lines read per suspect: enough to see how often it logs.
+SUSPECT_LINES = 3
+
+
+def budget(shape: WorkloadShape) -> int:
+    """The most requests a triage of this workload may make."""
+    return LARGE_BUDGET if len(shape.expected) > LARGE_WORKLOAD_HOSTS else BUDGET
+
+
+def spent(results: Results) -> int:
+    return sum(result.requests for result in results)
+
+
+def _shape(results: Results) -> WorkloadShape:
+    found = TriageResults.of(results)
+    lines = (found.crashes, found.startup, found.latest)
+    return learn_shape(entry for group in lines for entry in TriageResults.entries(group))
+
+
+def _pods_in(entries: Sequence[Entry]) -> set[str]:
+    return {pod for pod in map(pod_of, entries) if pod}
+
+
+def _all_seen(wanted: set[str], already: set[str]) -> Callable[[Sequence[Entry]], bool]:
+    def seen(entries: Sequence[Entry]) -> bool:
+        return wanted <= already | _pods_in(entries)
+
+    return seen
+
+
+def _each_seen(wanted: set[str], times: int) -> Callable[[Sequence[Entry]], bool]:
+    """Every wanted pod has at least `times` lines among the entries."""
+
+    def seen(entries: Sequence[Entry]) -> bool:
+        counts: dict[str, int] = {}
+        for pod in map(pod_of, entries):
+            if pod in wanted:
+                counts[pod] = counts.get(pod, 0) + 1
+        return len(counts) == len(wanted) and min(counts.values(), default=times) >= times
+
+    return seen
+
+
+def _crashes_from(request: Request, after: Result, extra: str = "") -> str:
+    """The crash sweep from the last instant `after` reached (its lines there come again)."""
+    last = max(after.entries, key=lambda e: str(e.get("timestamp", "")))
+    return filters.all_of(
+        [
+            selectors.container_lines(request.target),
+            extra,
+            fetches.crash_match(request),
+            f'timestamp>="{last.get("timestamp")}"',
+        ]
+    )
+
+
+def _more_crashes(request: Request, results: Results, pages: int) -> list[Fetch]:
+    """Read the crash sweep on until every known pod has its first crash line."""
+    sweep = results.all(fetches.CRASHES)
+    if not sweep or not sweep[0].truncated or pages <= 0:
+        return []
+    first = sweep[0]
+    wanted = set(_shape(results).pods)
+    return [
+        fetch(
+            request,
+            MORE_CRASHES,
+            "the crash sweep read on, until every pod has its first crash line",
+            _crashes_from(request, first),
+            limit=pages * PAGE_SIZE,
+            order="asc",
+            until=_all_seen(wanted, _pods_in(first.entries)),
+        )
+    ]
+
+
+def _by_pod(
+    request: Request,
+    name: str,
+    purpose: str,
+    pods: list[str],
+    pages: int,
+    extra: str = "",
+) -> list[Fetch]:
+    """Fetches about these pods by name, split to fit the filter limit, sharing `pages`.
+
+    The latest first for hang suspects (until each pod shows SUSPECT_LINES lines); the
+    earliest first otherwise (until each pod shows up).
+    """
+    chunks = filters.split_to_fit(
+        pods,
+        lambda chunk: filters.all_of([filters.one_of("resource.labels.pod_name", chunk), extra]),
+    )[:pages]
+    share = max(1, pages // max(1, len(chunks)))
+    latest = name == SUSPECTS
+    return [
+        fetch(
+            request,
+            name,
+            purpose,
+            selectors.container_lines(request.target),
+            text,
+            limit=share * PAGE_SIZE,
+            order="desc" if latest else "asc",
+            until=_each_seen(set(chunk), SUSPECT_LINES) if latest else _all_seen(set(chunk), set()),
+        )
+        for chunk, text in chunks
+    ]
+
+
+def _suspect_pods(results: Results, shape: WorkloadShape) -> list[str]:
+    """Pods missing from the latest lines: they went quiet, or log less often than the tail."""
+    alive = _pods_in(results.entries(fetches.TAIL))
+    return sorted(shape.pods - alive)
+
+
+def _host_clause(hosts: Sequence[Host]) -> str:
+    return filters.any_of(
+        f"({filters.equals(filters.label(labels.JOBSET_JOB_INDEX), s)} AND "
+        f"{filters.equals(filters.label(labels.JOB_COMPLETION_INDEX), h)})"
+        for s, h in hosts
+    )
+
+
+def _suspects(request: Request, results: Results, pages: int) -> list[Fetch]:
+    """The last lines of every pod the latest lines miss, and of hosts no line has shown."""
+    shape = _shape(results)
+    found: list[Fetch] = []
+    pods = _suspect_pods(results, shape)
+    if pods and pages > 0:
+        found += _by_pod(
+            request,
+            SUSPECTS,
+            "the last lines of the pods missing from the latest lines (who went quiet, and when)",
+            pods,
+            pages,
+        )
+    unseen = shape.unseen_hosts()
+    if unseen and pages > len(found):
+        for _, text in filters.split_to_fit(unseen, _host_clause)[: pages - len(found)]:
+            found.append(
+                fetch(
+                    request,
+                    UNSEEN_HOSTS,
+                    "the last line of hosts the labels say exist but no line showed",
+                    selectors.container_lines(request.target),
+                    text,
+                    limit=len(unseen) * SUSPECT_LINES,
+                    order="desc",
+                )
+            )
+    return found
+
+
+def second_stage(request: Request, results: Results) -> list[Fetch]:
+    left = budget(_shape(results)) - spent(results) - THIRD_STAGE_RESERVE
+    more = _more_crashes(request, results, max(0, left - 2))
+    used = sum(f.limit // PAGE_SIZE for f in more)
+    return more + _suspects(request, results, max(0, left - used))
+
+
+def _missing_crashes(request: Request, results: Results, pages: int) -> list[Fetch]:
+    """Pods the crash sweep never reached within its budget, asked for by name."""
+    crash_results = [r for name in CRASH_NAMES for r in results.all(name)]
+    last = crash_results[-1] if crash_results else None
+    if last is None or not last.truncated or last.answered or pages <= 0:
+        return []
+    seen = _pods_in([e for r in crash_results for e in r.entries])
+    missing = sorted(_shape(results).pods - seen)
+    if not missing:
+        return []
+    since = f'timestamp>="{max(str(e.get("timestamp", "")) for e in last.entries)}"'
+    return _by_pod(
+        request,
+        MISSING_CRASHES,
+        "crash lines of the pods the sweep did not reach",
+        missing,
+        pages,
+        filters.all_of([fetches.crash_match(request), since]),
+    )
+
+
+def third_stage(request: Request, results: Results) -> list[Fetch]:
+    left = budget(_shape(results)) - spent(results)
+    missing = _missing_crashes(request, results, max(0, left - FOLLOW_UP_PAGES))
+    crashes = TriageResults.entries(TriageResults.of(results).crashes)
+    return missing + traceback_fetches(request, crashes)
+
+
+def _print_note(request: Request, project: str) -> str:
+    return (
+        f"# then, when the crash sweep above comes back with all {request.options.fetch_limit} "
+        "lines: run it again with\n"
+        "# its timestamp>= bound moved to the last line's timestamp, until every pod of the\n"
+        "# workload shows up; and for each pod missing from the latest lines, run the latest\n"
+        '# lines query with resource.labels.pod_name="POD" added, to see when it went quiet'
+    )
+
+
+STAGES = (
+    Stage(lambda request, _: fetches.triage_fetches(request)),
+    Stage(second_stage, required=False, print_note=_print_note),
+    Stage(third_stage, required=False, print_note=traceback_note),
+)
