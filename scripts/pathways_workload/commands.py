@@ -44,19 +44,28 @@ def console_url(query: Query, project: str, window: Window) -> str:
     )
 
 
+def status_of(result: Result) -> str:
+    """`ok`, `empty`, `truncated` (the limit cut it) or `answered` (cut once its question
+    was answered: what was left is not needed)."""
+    if result.truncated:
+        return "answered" if result.answered else "truncated"
+    return "ok" if result.entries else "empty"
+
+
 def checks_run(results: Iterable[Result], project: str | None) -> list[dict[str, Any]]:
-    """Every query that ran: its purpose, its command, how many entries and whether complete."""
+    """Every query that ran: its purpose, its command, how many entries and requests it took,
+    and whether it was complete."""
     checks = []
     for result in results:
         fetch = result.fetch
-        status = "truncated" if result.truncated else ("ok" if result.entries else "empty")
         command = gcloud_command(fetch.query, project or "PROJECT_ID", fetch.limit, fetch.order)
         checks.append(
             {
                 "purpose": fetch.query.purpose,
                 "command": command,
                 "count": len(result.entries),
-                "status": status,
+                "requests": result.requests,
+                "status": status_of(result),
             }
         )
     return checks

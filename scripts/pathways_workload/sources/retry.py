@@ -83,8 +83,8 @@ class RequestBudget:
 
     def __init__(
         self,
-        per_minute: float = 30.0,
-        burst: int = 10,
+        per_minute: float = 15.0,
+        burst: int = 25,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.per_minute = per_minute

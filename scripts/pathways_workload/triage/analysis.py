@@ -7,28 +7,39 @@ from collections.abc import Sequence
 from typing import Any
 
 from pathways_workload import scenarios
-from pathways_workload.describe import container_of, message, node_of, pod_of, where
+from pathways_workload.describe import container_of, entry_labels, message, node_of, pod_of, where
 from pathways_workload.node_discovery import nodes_from
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, entry_time_ns
-from pathways_workload.terms import USER_CONTAINERS
+from pathways_workload.terms import USER_CONTAINERS, WORKER_CONTAINERS
+from pathways_workload.timestamps import format_timestamp_ns
 from pathways_workload.triage import rules, versions
-from pathways_workload.triage.answers import TriageResults
+from pathways_workload.triage.answers import MISSING_CRASHES, TriageResults
 from pathways_workload.triage.evidence import Evidence, attempt_of, classify, with_tracebacks
 from pathways_workload.triage.fetches import PROGRESS_TERM, RECOVERY_TERMS
-from pathways_workload.triage.hosts import failing_hosts, host_pods, lowest_indexed
+from pathways_workload.triage.hosts import (
+    HOST_CONTAINERS,
+    failing_hosts,
+    host_index,
+    host_pods,
+    lowest_indexed,
+)
+from pathways_workload.triage.shape import learn_shape, unseen_host_line
 
+WORKER_CONTAINER = WORKER_CONTAINERS[0]
 # Controllers log through zap: `<time>\tINFO\t<logger>\t<message>` even on stderr.
 _ROUTINE_LEVEL_RE = re.compile(r"\t(?:DEBUG|INFO)\t")
 
 
 def _brief(entry: Entry) -> dict[str, Any]:
+    index = host_index(entry_labels(entry)) if container_of(entry) in HOST_CONTAINERS else None
     return {
         "timestamp": entry.get("timestamp"),
         "pod": pod_of(entry),
         "container": container_of(entry),
         "node": node_of(entry),
-        "where": where(entry),
+        "host": "/".join(index) if index else None,
+        "where": where(entry) if pod_of(entry) else f"host {'/'.join(index or ('?', '?'))}",
         "message": message(entry),
     }
 
@@ -55,6 +66,7 @@ def describe_failure(failure: rules.Failure) -> dict[str, Any]:
     return {
         **_brief(failure.cause.entry),
         "traceback": list(failure.cause.traceback),
+        "due_at": format_timestamp_ns(failure.due_ns) if failure.due_ns is not None else None,
         "source": "hang" if failure.hang else failure.cause.source,
         "restart_attempt": failure.attempt,
         "scenario": scenario.number if scenario else None,
@@ -106,8 +118,21 @@ def _failures(found: TriageResults, nodes: set[str], request: Request) -> list[r
     if failures:
         return failures
     last = TriageResults.entries(found.latest)
-    quiet = rules.quiet_first(last, _progress_end(last))
-    return [rules.hang_failure(quiet)] if quiet else []
+    unseen = _unseen_hosts(found, request)
+    quiet = rules.quiet_first(last, _progress_end(last), unseen)
+    if quiet is None:
+        return []
+    due = entry_time_ns(quiet) if quiet in unseen else rules.next_line_due(last, quiet)
+    return [rules.hang_failure(quiet, due)]
+
+
+def _unseen_hosts(found: TriageResults, request: Request) -> list[Entry]:
+    """Stand-ins for the hosts the JobSet's labels say exist but that logged nothing."""
+    shape = learn_shape(TriageResults.entries(found.crashes + found.startup + found.latest))
+    return [
+        unseen_host_line(host, WORKER_CONTAINER, request.window.start)
+        for host in shape.unseen_hosts()
+    ]
 
 
 def _quiet_host(found: TriageResults, chosen: rules.Failure) -> Entry | None:
@@ -131,6 +156,25 @@ def _hosts(
     return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
 
 
+def crash_coverage(found: TriageResults) -> str | None:
+    """None when every pod's first crash line was read; else what may be missing and why."""
+    sweep = [r for r in found.crashes if r.fetch.name != MISSING_CRASHES]
+    asked = [r for r in found.crashes if r.fetch.name == MISSING_CRASHES]
+    if not sweep or not sweep[-1].truncated or sweep[-1].answered:
+        return None
+    if asked and all(not r.truncated or r.answered for r in asked):
+        return None
+    seen = {pod_of(e) for e in TriageResults.entries(found.crashes)}
+    shape = learn_shape(TriageResults.entries(found.crashes + found.startup + found.latest))
+    unread = len(shape.pods - seen)
+    last = max((str(e.get("timestamp", "")) for e in sweep[-1].entries), default="?")
+    return (
+        f"the crash sweep stopped at {last} within the request budget; {unread} of the "
+        "workload's pods showed no crash line before then and were not all asked by name: they "
+        "may have failed later (narrow the window to see them)"
+    )
+
+
 def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     """The report's findings (everything but the checks)."""
     nodes = set(nodes_from(found.events + found.crashes + found.startup + found.latest))
@@ -143,6 +187,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
         "failures": [describe_failure(f) for f in failures],
         "symptoms": [_brief(s.entry) for s in chosen.symptoms] if chosen else [],
         "failing_hosts": hosts,
+        "failing_hosts_missing": crash_coverage(found),
         "lead_host": hosts[0] if hosts else None,
         "lowest_indexed_host": lowest_indexed(hosts),
         "workload_nodes": sorted(nodes),

@@ -27,6 +27,7 @@ def present_triage(request: Request, results: Results) -> TriageReport:
         "workload": [str(w) for w in request.target.workloads],
         "window": {"start": request.window.start, "end": request.window.end},
         **analyze(TriageResults.of(results), request),
+        "requests": sum(result.requests for result in results),
         "checks": checks_run(results, request.target.project),
     }
     if data["root_cause"] is None:

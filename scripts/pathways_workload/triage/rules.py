@@ -21,11 +21,11 @@ import re
 from collections.abc import Sequence
 
 from pathways_workload.describe import container_of, pod_of
-from pathways_workload.sources.base import Entry, entry_time_ns
+from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
 from pathways_workload.terms import USER_CONTAINERS
 from pathways_workload.triage.evidence import NODE_EVENT_TOLERANCE_NS, Evidence
+from pathways_workload.triage.fetches import QUIET_AFTER_NS
 
-QUIET_AFTER_NS = 5 * 60 * 10**9
 # A component that hangs may still log a line or two just after the last step.
 STEP_SLACK_NS = 60 * 10**9
 _DIGITS_RE = re.compile(r"[0-9a-f]*[0-9][0-9a-f]*")
@@ -40,6 +40,7 @@ class Failure:
     symptoms: list[Evidence]
     evidence: list[Evidence]
     hang: bool = False
+    due_ns: int | None = None  # in a hang: when the quiet component's next line was due
 
 
 def _refine(cause: Evidence, candidates: Sequence[Evidence]) -> Evidence:
@@ -154,39 +155,69 @@ def _went_quiet(times: Sequence[int]) -> int:
     return times[-1] + (gaps[len(gaps) // 2] if gaps else 0)
 
 
-def quiet_first(entries: Sequence[Entry], progress_end_ns: int | None) -> Entry | None:
+def _series(entries: Sequence[Entry]) -> dict[tuple[str, str], list[int]]:
+    times: dict[tuple[str, str], list[int]] = {}
+    for entry in entries:
+        key = (pod_of(entry) or "?", container_of(entry) or "?")
+        times.setdefault(key, []).append(entry_time_ns(entry))
+    return {key: sorted(series) for key, series in times.items()}
+
+
+def next_line_due(entries: Sequence[Entry], last: Entry) -> int:
+    """When `last`'s component was due to log again (its last line plus its usual interval)."""
+    series = _series(entries).get((pod_of(last) or "?", container_of(last) or "?"))
+    return _went_quiet(series) if series else entry_time_ns(last)
+
+
+def _suspects(
+    entries: Sequence[Entry], progress_end_ns: int, newest: int
+) -> list[tuple[int, tuple[str, str]]]:
+    """(when the next line was due, pod and container) of the components gone quiet around
+    the last step, earliest first."""
+    return sorted(
+        (_went_quiet(series), key)
+        for key, series in _series(entries).items()
+        if key[1] not in USER_CONTAINERS
+        and len(series) > 1
+        and newest - series[-1] >= QUIET_AFTER_NS
+        and progress_end_ns - QUIET_AFTER_NS <= series[-1] <= progress_end_ns + STEP_SLACK_NS
+    )
+
+
+def quiet_first(
+    entries: Sequence[Entry], progress_end_ns: int | None, unseen: Sequence[Entry] = ()
+) -> Entry | None:
     """The component that went quiet first when progress stopped well before the end.
 
     Progress is the user workload's `completed step` lines. A component went
     quiet when its next line was due (last line plus its usual interval) and
     never came; the suspects are the components that went quiet around the
-    last step, the earliest of them the lead. The user workload itself is
-    the lead only when no component went quiet before it.
+    last step, the earliest of them the lead. `unseen` stands for hosts that
+    logged nothing in the window (each at the window's start): suspects too,
+    when progress stopped soon after. The user workload itself is the lead
+    only when no component went quiet before it.
     """
-    times: dict[tuple[str, str], list[int]] = {}
-    for entry in entries:
-        key = (pod_of(entry) or "?", container_of(entry) or "?")
-        times.setdefault(key, []).append(entry_time_ns(entry))
-    if progress_end_ns is None or not times:
+    if progress_end_ns is None or not entries:
         return None
-    newest = max(max(series) for series in times.values())
+    newest = max(entry_time_ns(entry) for entry in entries)
     if newest - progress_end_ns < QUIET_AFTER_NS:
         return None
     latest = last_lines(entries)
-    suspects = sorted(
-        (_went_quiet(sorted(series)), key)
-        for key, series in times.items()
-        if key[1] not in USER_CONTAINERS
-        and len(series) > 1
-        and newest - max(series) >= QUIET_AFTER_NS
-        and progress_end_ns - QUIET_AFTER_NS <= max(series) <= progress_end_ns + STEP_SLACK_NS
-    )
-    if suspects:
-        return latest[suspects[0][1]]
+    candidates = [
+        (due, sort_key(latest[key]), latest[key])
+        for due, key in _suspects(entries, progress_end_ns, newest)
+    ]
+    candidates += [
+        (entry_time_ns(entry), sort_key(entry), entry)
+        for entry in unseen
+        if progress_end_ns - QUIET_AFTER_NS <= entry_time_ns(entry) <= progress_end_ns
+    ]
+    if candidates:
+        return min(candidates, key=lambda found: found[:2])[2]
     users = [entry for key, entry in latest.items() if key[1] in USER_CONTAINERS]
     return min(users, key=entry_time_ns) if users else None
 
 
-def hang_failure(entry: Entry) -> Failure:
+def hang_failure(entry: Entry, due_ns: int) -> Failure:
     item = Evidence(entry, entry_time_ns(entry), "container", symptom=False)
-    return Failure(item, None, [], [item], hang=True)
+    return Failure(item, None, [], [item], hang=True, due_ns=due_ns)

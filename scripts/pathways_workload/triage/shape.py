@@ -68,3 +68,24 @@ def learn_shape(entries: Iterable[Entry]) -> WorkloadShape:
         for host in range(highest + 1)
     }
     return WorkloadShape(frozenset(pods), host_of, frozenset(expected | set(host_of.values())))
+
+
+UNSEEN_TEXT = (
+    "(no line in the window from this host: it logged nothing from the window's start; "
+    "its last line, if any, is earlier)"
+)
+
+
+def unseen_host_line(host: Host, container: str, window_start: str) -> Entry:
+    """A stand-in for the last line of a host that logged nothing in the window.
+
+    It names the host by its labels only (its pod is unknown) and is timed at
+    the window's start; it has no insertId, since Cloud Logging never wrote it.
+    """
+    return {
+        "labels": {labels.JOBSET_JOB_INDEX: host[0], labels.JOB_COMPLETION_INDEX: host[1]},
+        "resource": {"type": "k8s_container", "labels": {"container_name": container}},
+        "severity": "DEFAULT",
+        "textPayload": UNSEEN_TEXT,
+        "timestamp": window_start,
+    }

@@ -1,0 +1,193 @@
+"""Large incidents, generated at test time: JobSets of 1,024 and 4,096 TPU hosts.
+
+Their pods started before the window (so it holds no start-up or Scheduled
+lines), and only the window's entries are written, as a log sink writes them:
+gzipped JSON Lines, shuffled within each minute. Each comes with what was
+planted: the first host to fail (or go quiet), when, and the hosts that failed.
+
+- cascade: one worker hits a fatal check; every other worker loses its peer
+  in 3 to 8 lines; the RM and the client follow; the JobSet stops the attempt.
+- silent hang: one worker (in a middle slice) logs its last line 35 minutes
+  before the end; the client's steps stop seconds later; everyone else keeps
+  logging to the end.
+- unseen hang: one worker logs its last line before the window starts; the
+  client's steps stop a minute into the window; everyone else keeps logging.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import tempfile
+from pathlib import Path
+
+from tests.corpus import beats
+from tests.corpus.beats.failures import PIPE_CLOSED_RUNNING
+from tests.corpus.clock import MS, fmt_ts, sec
+from tests.corpus.incident import Incident, Story
+from tests.corpus.layouts import release
+from tests.corpus.model import WORKER, Boot, Pod, Run
+from tests.corpus.specs.lost_connection_to_peer import CHIP_HALTED
+from tests.corpus.writer import write_json_lines
+
+PEER_LINES = (3, 8)
+PERIODIC_WORKER = beats.EXECUTED
+
+
+@dataclasses.dataclass(frozen=True)
+class LargeSpec:
+    """One large incident: its shape, what happens, and to which host (slice, host)."""
+
+    name: str
+    slices: int
+    hosts: int
+    kind: str  # "cascade", "silent-hang" or "unseen-hang"
+    first: tuple[int, int]
+    seed: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Planted:
+    """What a large incident planted, for the tests' expectations."""
+
+    jobset: str
+    start: str
+    end: str
+    root_pod: str | None
+    root_host: str  # "<slice>/<host>"
+    root_time: str
+    root_contains: str
+    failing_pods: frozenset[str]
+    quiet: bool
+
+
+LARGE = {
+    spec.name: spec
+    for spec in (
+        LargeSpec("cascade-1024", 16, 64, "cascade", (11, 37), 11037),
+        LargeSpec("silent-hang-1024", 16, 64, "silent-hang", (7, 21), 7021),
+        LargeSpec("unseen-hang-1024", 16, 64, "unseen-hang", (9, 5), 9005),
+        LargeSpec("cascade-4096", 64, 64, "cascade", (40, 12), 40012),
+    )
+}
+JOBSET = "big-train"
+
+
+def _scene(spec: LargeSpec) -> tuple[Incident, Run, Boot]:
+    """A JobSet of slices x hosts that started ten minutes before the window and trains."""
+    story = Story(
+        slug=spec.name,
+        seed=spec.seed,
+        start="2026-12-01T08:00:00Z",
+        title=f"{spec.kind} of a {spec.slices}x{spec.hosts} JobSet",
+        scenario=None,
+        layout="xpk",
+        summary=__doc__.splitlines()[0],
+    )
+    inc = Incident(story)
+    run = beats.standard(
+        inc, JOBSET, release(), slices=spec.slices, hosts=spec.hosts, itype="tpuv6e:8x8"
+    )
+    boot = beats.start_run(inc, run, inc.t0 - sec(600))
+    return inc, run, boot
+
+
+def _pod(run: Run, where: tuple[int, int]) -> Pod:
+    return run.workers[where[0]][where[1]]
+
+
+def _cascade(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Planted:
+    dead = _pod(run, spec.first)
+    crash_at = inc.t0 + sec(1700) + inc.between(0, 20)
+    steps_until = crash_at
+    beats.train(inc, run, boot.first_step, steps_until, beats.Training(step_time=9.0))
+    beats.steady(inc, run, boot, default=crash_at)
+    crash = beats.check_failure(inc, dead, WORKER, crash_at, CHIP_HALTED, trace_us=300)
+    place = {"peer": f"{dead.node.name}:8471", "slice": dead.slice, "host": dead.host}
+    at = crash_at + 30 * MS
+    for pod in run.flat_workers():
+        if pod is dead:
+            continue
+        line_at = at + inc.between(0.0, 0.5)
+        for _ in range(inc.integer(*PEER_LINES)):
+            row = PIPE_CLOSED_RUNNING if pod.slice == dead.slice else beats.PEER_LOST
+            inc.log(pod, WORKER, line_at, row, **place)
+            line_at += inc.between(0.05, 0.6)
+    beats.worker_loss(inc, run, dead, crash_at)
+    stop = crash_at + sec(6)
+    beats.stop_run(
+        inc,
+        run,
+        stop,
+        dead=(f"{dead.name}/{WORKER}",),
+        first_failed=f"{JOBSET}-worker-{dead.slice}",
+    )
+    return Planted(
+        JOBSET,
+        fmt_ts(inc.t0),
+        fmt_ts(inc.t1),
+        dead.name,
+        f"{dead.slice}/{dead.host}",
+        crash["timestamp"],
+        "Check failed",
+        frozenset(p.name for p in run.flat_workers()),
+        False,
+    )
+
+
+def _hang(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Planted:
+    quiet_pod = _pod(run, spec.first)
+    if spec.kind == "silent-hang":
+        quiet_at = inc.t1 - sec(35 * 60) + inc.between(0, 10)
+    else:
+        quiet_at = inc.t0 - sec(150) + inc.between(0, 10)
+    beats.steady(inc, run, boot, {quiet_pod.name: quiet_at - sec(1)})
+    last = inc.log(quiet_pod, WORKER, quiet_at, PERIODIC_WORKER, **beats.worker_status(inc))
+    stop = max(quiet_at, inc.t0) + sec(60) + inc.between(0, 5)
+    beats.train(inc, run, boot.first_step, stop, beats.Training(step_time=9.0))
+    unseen = spec.kind == "unseen-hang"
+    return Planted(
+        JOBSET,
+        fmt_ts(inc.t0),
+        fmt_ts(inc.t1),
+        None if unseen else quiet_pod.name,
+        f"{quiet_pod.slice}/{quiet_pod.host}",
+        fmt_ts(inc.t0) if unseen else last["timestamp"],
+        "" if unseen else "Executed",
+        frozenset(),
+        True,
+    )
+
+
+def build(spec: LargeSpec) -> tuple[Incident, Planted]:
+    inc, run, boot = _scene(spec)
+    planted = (
+        _cascade(inc, run, boot, spec) if spec.kind == "cascade" else _hang(inc, run, boot, spec)
+    )
+    inc.rows = [row for row in inc.rows if inc.t0 <= row[0] <= inc.t1]
+    return inc, planted
+
+
+def _fingerprint() -> str:
+    """Changes whenever the corpus engine does, so a cached export is never stale."""
+    digest = hashlib.sha256()
+    for path in sorted((Path(__file__).parent).rglob("*.py")):
+        digest.update(path.read_bytes())
+    digest.update((Path(__file__).parent.parent / "logentry.py").read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def export(name: str) -> tuple[Path, Planted]:
+    """The large incident as gzipped JSON Lines in a cache folder, written once per engine."""
+    folder = Path(tempfile.gettempdir()) / "pathways-workload-large" / _fingerprint()
+    folder.mkdir(parents=True, exist_ok=True)
+    path, facts = folder / f"{name}.jsonl.gz", folder / f"{name}.planted.json"
+    if not (path.exists() and facts.exists()):
+        inc, planted = build(LARGE[name])
+        partial = folder / f"{name}.partial.gz"
+        write_json_lines(partial, inc)
+        facts.write_text(json.dumps(dataclasses.asdict(planted), default=sorted))
+        partial.replace(path)
+    record = json.loads(facts.read_text())
+    return path, Planted(**{**record, "failing_pods": frozenset(record["failing_pods"])})

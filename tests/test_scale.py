@@ -1,0 +1,105 @@
+"""Triage of JobSets of 1,024 and 4,096 TPU hosts: the planted cause, every failing host, and
+a request count within the budget, offline and against the fake Logging API alike.
+
+The incidents are generated at test time (tests/corpus/large.py) and cached.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any
+
+import pytest
+
+from pathways_workload.sources import cloud as cloud_source
+from pathways_workload.sources import retry
+from tests.corpus.large import Planted, export
+from tests.fake_logging import FakeLogging, point_at
+from tests.helpers import run_cli
+
+
+def _triage(name: str, *more: str) -> tuple[dict[str, Any], Planted]:
+    path, planted = export(name)
+    code, out, err = run_cli(
+        f"--logs_file={path}",
+        "--project=pw-demo",
+        f"--jobset_name={planted.jobset}",
+        f"--start_time={planted.start}",
+        f"--end_time={planted.end}",
+        "--action=triage",
+        "--format=json",
+        *more,
+    )
+    assert code == 0, err
+    report: dict[str, Any] = json.loads(out)
+    return report, planted
+
+
+@pytest.mark.parametrize(("name", "budget"), [("cascade-1024", 25), ("cascade-4096", 40)])
+def test_a_cascade_names_the_first_host_and_every_failing_host(name: str, budget: int) -> None:
+    report, planted = _triage(name)
+    root = report["root_cause"]
+    assert (root["pod"], root["timestamp"]) == (planted.root_pod, planted.root_time)
+    assert planted.root_contains in root["message"]
+    assert report["lead_host"]["pod"] == planted.root_pod
+    assert {host["pod"] for host in report["failing_hosts"]} == planted.failing_pods
+    assert report["failing_hosts_missing"] is None
+    assert report["requests"] <= budget
+    assert report["requests"] == sum(check["requests"] for check in report["checks"])
+
+
+def test_a_silent_hang_names_the_host_that_went_quiet() -> None:
+    report, planted = _triage("silent-hang-1024")
+    root = report["root_cause"]
+    assert root["source"] == "hang"
+    assert (root["pod"], root["host"], root["timestamp"]) == (
+        planted.root_pod,
+        planted.root_host,
+        planted.root_time,
+    )
+    assert root["due_at"] > root["timestamp"]
+    assert report["requests"] <= 25
+
+
+def test_a_host_that_never_logged_in_the_window_is_the_quiet_one() -> None:
+    report, planted = _triage("unseen-hang-1024")
+    root = report["root_cause"]
+    assert root["source"] == "hang"
+    assert (root["pod"], root["host"], root["timestamp"]) == (
+        None,
+        planted.root_host,
+        planted.start,
+    )
+    assert report["requests"] <= 25
+
+
+def _entries(name: str) -> list[dict[str, Any]]:
+    path, _ = export(name)
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines]
+
+
+@pytest.mark.parametrize("name", ["cascade-1024", "silent-hang-1024"])
+def test_the_cloud_and_the_export_agree_and_count_the_same_requests(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    offline, planted = _triage(name)
+    unlimited = retry.RequestBudget(per_minute=10**9, burst=10**6)
+    monkeypatch.setattr(cloud_source, "RequestBudget", lambda: unlimited)
+    with FakeLogging(_entries(name)) as fake:
+        point_at(monkeypatch, fake)
+        code, out, err = run_cli(
+            "--project=pw-demo",
+            f"--jobset_name={planted.jobset}",
+            f"--start_time={planted.start}",
+            f"--end_time={planted.end}",
+            "--action=triage",
+            "--format=json",
+            "--execute",
+        )
+        assert code == 0, err
+        cloud = json.loads(out)
+        assert fake.list_requests == cloud["requests"] == offline["requests"]
+    assert cloud["root_cause"] == offline["root_cause"]
+    assert cloud["failing_hosts"] == offline["failing_hosts"]
