@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pathways_workload import labels
@@ -96,6 +97,23 @@ def message(entry: Entry) -> str:
         return f"{summary}: {status}" if status else summary
     body = payload or entry.get("protoPayload")
     return json.dumps(body, sort_keys=True, ensure_ascii=False) if body else ""
+
+
+# Launchers that put a prefix before every line of a process's output: a rank
+# (`[rank0]: `) or Ray's task marker (`(train_lm_task pid=39298, ip=10.130.0.55) `).
+_LAUNCHER_PREFIX_RE = re.compile(
+    r"^(?:\[rank\d+\]: ?|\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.]+)?\) )", re.MULTILINE
+)
+
+
+def without_launcher_prefix(text: str) -> str:
+    """The text as the process wrote it, before a launcher prefixed each of its lines."""
+    return _LAUNCHER_PREFIX_RE.sub("", text)
+
+
+def bare_message(entry: Entry) -> str:
+    """The message without a launcher prefix: what signatures are matched against."""
+    return without_launcher_prefix(message(entry))
 
 
 def event_reason(entry: Entry) -> str:

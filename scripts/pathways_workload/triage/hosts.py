@@ -17,9 +17,11 @@ from typing import Any
 from pathways_workload import labels
 from pathways_workload.describe import container_of, entry_labels, message, node_of, pod_of
 from pathways_workload.sources.base import Entry, entry_time_ns
+from pathways_workload.terms import PROXY_CONTAINERS, RM_CONTAINERS, USER_CONTAINERS
 from pathways_workload.triage.evidence import Evidence
 
 HOST_CONTAINERS = ("pathways-worker", "colocated-python-sidecar")
+HEAD_CONTAINERS = RM_CONTAINERS + PROXY_CONTAINERS + USER_CONTAINERS
 HOST_LABELS = (
     (labels.JOBSET_JOB_INDEX, labels.JOB_COMPLETION_INDEX),
     (labels.LWS_GROUP_INDEX, labels.LWS_WORKER_INDEX),
@@ -62,6 +64,20 @@ def host_pods(entries: Iterable[Entry]) -> dict[str, HostPod]:
         known = pods.setdefault(pod, HostPod(pod, node, *indices, time, time))
         known.first_ns, known.last_ns = min(known.first_ns, time), max(known.last_ns, time)
     return pods
+
+
+def head_nodes(entries: Iterable[Entry]) -> frozenset[str]:
+    """Nodes where the head pod's containers logged and no TPU host did: a peer lost there
+    is the head's services (RM, compilation service), not a TPU worker."""
+    heads: set[str] = set()
+    hosts: set[str] = set()
+    for entry in entries:
+        node, container = node_of(entry), container_of(entry)
+        if node and container in HOST_CONTAINERS:
+            hosts.add(node)
+        elif node and container in HEAD_CONTAINERS:
+            heads.add(node)
+    return frozenset(heads - hosts)
 
 
 def _host_of(item: Evidence, pods: dict[str, HostPod]) -> HostPod | None:
