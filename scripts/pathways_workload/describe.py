@@ -99,10 +99,13 @@ def message(entry: Entry) -> str:
     return json.dumps(body, sort_keys=True, ensure_ascii=False) if body else ""
 
 
-# Launchers that put a prefix before every line of a process's output: a rank
-# (`[rank0]: `) or Ray's task marker (`(train_lm_task pid=39298, ip=10.130.0.55) `).
+# Prefixes launchers put before every line a process writes: torchrun's rank
+# (`[rank0]: `), mpirun's (`[1,0]<stdout>: `) and Ray's task marker
+# (`(train_lm_task pid=39298, ip=10.130.0.55) `).
 _LAUNCHER_PREFIX_RE = re.compile(
-    r"^(?:\[rank\d+\]: ?|\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.]+)?\) )", re.MULTILINE
+    r"^(?:\[rank\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.]+)?\))"
+    r"[ \t]?",
+    re.MULTILINE,
 )
 
 
