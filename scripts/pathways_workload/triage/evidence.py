@@ -114,16 +114,17 @@ STALL_LOGS = Look(
 class Symptom:
     """A downstream line: what identifies it, where it is one, where its reason is.
 
-    `text` is a message substring, the whole message (`whole_line`), or an
-    event reason (`event`); `containers` limits the rule to those containers.
+    `text` is a message substring, or an event reason (`event`); a `shape`
+    replaces the substring with a pattern the whole message must match;
+    `containers` limits the rule to those containers.
     """
 
     text: str
     look: Look
     examples: tuple[Example, ...]
     containers: tuple[str, ...] = ()
-    whole_line: bool = False
     event: bool = False
+    shape: re.Pattern[str] | None = None
 
     def matches(self, entry: Entry) -> bool:
         if self.event:
@@ -131,8 +132,8 @@ class Symptom:
         if self.containers and container_of(entry) not in self.containers:
             return False
         text = bare_message(entry)
-        if self.whole_line:
-            return text.strip() == self.text
+        if self.shape is not None:
+            return self.shape.match(text.rstrip()) is not None
         return self.text.lower() in text.lower()
 
 
@@ -149,6 +150,13 @@ def _jobset_event(reason: str, message_text: str) -> Symptom:
     return Symptom(reason, JOBSET_LOGS, (example,), event=True)
 
 
+# The lines of a printed traceback other than its exception line: the header, a frame
+# (`  File "...", line N, in f`), the frame's source line, and the chaining sentences.
+TRACEBACK_BODY_RE = re.compile(
+    r"Traceback \(most recent call last\):$|  File \".*\", line \d+|    \S"
+    r"|During handling of the above exception, another exception occurred:$"
+    r"|The above exception was the direct cause of the following exception:$"
+)
 CLIENT_DIED = "Client 7f3a9c2e has died, and was configured to restart servers if it died."
 SYMPTOMS: tuple[Symptom, ...] = (
     Symptom(
@@ -285,15 +293,25 @@ SYMPTOMS: tuple[Symptom, ...] = (
         tuple(t.example for t in NODE_OOM_CATALOGUE if t.text == "invoked oom-killer"),
     ),
     Symptom(
-        # A traceback logged one line per entry starts with this header; its exception line
-        # is the evidence.
+        # A traceback logged one line per entry: its header, frames and chaining lines lead
+        # to the exception line, which is the evidence.
         "Traceback (most recent call last):",
         TRACEBACK_LOGS,
         (
             _crash_example("Traceback (most recent call last)"),
             Example("[rank0]: Traceback (most recent call last):", ARCHIVE, CLIENT),
+            Example(
+                '  File "/deps/src/maxtext/trainers/pre_train/train.py", line 612, in train_loop',
+                "python/cpython Lib/traceback.py (the frame line of a printed traceback)",
+                CLIENT,
+            ),
+            Example(
+                "During handling of the above exception, another exception occurred:",
+                "python/cpython Lib/traceback.py (chained exceptions)",
+                CLIENT,
+            ),
         ),
-        whole_line=True,
+        shape=TRACEBACK_BODY_RE,
     ),
     Symptom(
         "Killing",
