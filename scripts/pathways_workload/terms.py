@@ -16,7 +16,6 @@ from pathways_workload.examples import (
     GCE_INTERRUPTIONS,
     HANG_PLAYBOOK,
     KUBELET,
-    KUBELET_EVENTS,
     KUBELET_IMAGES,
     MAXTEST,
     MAXTEXT,
@@ -1174,15 +1173,32 @@ INTERRUPTION_METHOD_CATALOGUE = (
 INTERRUPTION_METHODS = texts(INTERRUPTION_METHOD_CATALOGUE)
 
 GKE_API = "https://cloud.google.com/kubernetes-engine/docs/reference/rest (ClusterManager methods)"
-NODEPOOL_METHOD_CATALOGUE = tuple(
-    term(name, name, GKE_API, NODEPOOL, "NOTICE")
-    for name in (
+NOT_IN_API = "not a method of the public GKE API; no captured audit entry"
+NODEPOOL_METHOD_CATALOGUE = (
+    term(
         "google.container.v1.ClusterManager.RepairNodePool",
+        "google.container.v1.ClusterManager.RepairNodePool",
+        "google/skills query_gke.md names it for auto-repair; " + NOT_IN_API,
+        NODEPOOL,
+        "NOTICE",
+        guessed=True,
+    ),
+    term(
         "google.container.v1.ClusterManager.UpgradeNodePool",
-        "google.container.v1.ClusterManager.UpdateNodePool",
-        "google.container.v1.ClusterManager.SetNodePoolSize",
-        "google.container.v1.ClusterManager.DeleteNodePool",
-    )
+        "google.container.v1.ClusterManager.UpgradeNodePool",
+        NOT_IN_API + " (upgrades go through UpdateNodePool)",
+        NODEPOOL,
+        "NOTICE",
+        guessed=True,
+    ),
+    *(
+        term(name, name, GKE_API, NODEPOOL, "NOTICE")
+        for name in (
+            "google.container.v1.ClusterManager.UpdateNodePool",
+            "google.container.v1.ClusterManager.SetNodePoolSize",
+            "google.container.v1.ClusterManager.DeleteNodePool",
+        )
+    ),
 )
 NODEPOOL_METHODS = texts(NODEPOOL_METHOD_CATALOGUE)
 
@@ -1204,7 +1220,7 @@ NODE_INTERRUPTION_REASON_CATALOGUE = (
         "Rebooted",
         "Node gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2 has been rebooted, boot id: "
         "a1ac0b1141674ec4ac6b2dfc2c1baa33",
-        KUBELET_EVENTS + " (NodeRebooted)",
+        "kubernetes/kubernetes pkg/kubelet/nodestatus/setters.go (MachineInfo, NodeRebooted)",
         NODE_EVENT,
         "WARNING",
         reason="Rebooted",
