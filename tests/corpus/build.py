@@ -34,6 +34,7 @@ SPECS = (
     "jobset_name_too_long",
     "co_tenant_oom",
     "two_failures",
+    "proxy_disconnect_only",
 )
 
 
