@@ -296,3 +296,14 @@ def test_a_proxy_that_did_not_start_ok_is_evidence() -> None:
         )
     )
     assert item is not None and item.decisive
+
+
+def test_a_traceback_header_is_named_only_when_no_other_downstream_line_exists() -> None:
+    header = head("Traceback (most recent call last):", "2026-10-22T11:30:00.000Z")
+    lost = head(
+        "jax.errors.JaxRuntimeError: DEADLINE_EXCEEDED: lost connection to peer at "
+        f"http://machine/{WORKER_NODE}/events#srcs=borg%2Bcoroner since 10.5s ago",
+        "2026-10-22T11:30:00.003Z",
+    )
+    assert root(header, lost) is lost
+    assert root(header) is header

@@ -35,6 +35,8 @@ SPECS = (
     "co_tenant_oom",
     "two_failures",
     "proxy_disconnect_only",
+    "client_timeout_workers_follow",
+    "compilation_service_crash",
 )
 
 

@@ -116,7 +116,9 @@ class Symptom:
 
     `text` is a message substring, or an event reason (`event`); a `shape`
     replaces the substring with a pattern the whole message must match;
-    `containers` limits the rule to those containers.
+    `containers` limits the rule to those containers. A `preamble` only
+    announces the evidence that follows it (a traceback's header, the kernel's
+    `invoked oom-killer`), so any other symptom is named before it.
     """
 
     text: str
@@ -125,6 +127,7 @@ class Symptom:
     containers: tuple[str, ...] = ()
     event: bool = False
     shape: re.Pattern[str] | None = None
+    preamble: bool = False
 
     def matches(self, entry: Entry) -> bool:
         if self.event:
@@ -291,6 +294,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "invoked oom-killer",
         KERNEL_LOGS,
         tuple(t.example for t in NODE_OOM_CATALOGUE if t.text == "invoked oom-killer"),
+        preamble=True,
     ),
     Symptom(
         # A traceback logged one line per entry: its header, frames and chaining lines lead
@@ -312,6 +316,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
             ),
         ),
         shape=TRACEBACK_BODY_RE,
+        preamble=True,
     ),
     Symptom(
         "Killing",
@@ -499,6 +504,12 @@ class Evidence:
     @property
     def scenario(self) -> scenarios.Scenario | None:
         return scenarios.match(self.entry)
+
+    @property
+    def preamble(self) -> bool:
+        """A symptom that only announces the evidence after it (see Symptom)."""
+        rule = symptom_of(self.entry) if self.symptom else None
+        return rule is not None and rule.preamble
 
     @property
     def decisive(self) -> bool:

@@ -61,12 +61,16 @@ def _refine(cause: Evidence, candidates: Sequence[Evidence]) -> Evidence:
 
 def root_of(evidence: Sequence[Evidence]) -> Evidence | None:
     """The cause among the evidence: the earliest decisive item, else the earliest
-    symptom, else the earliest incidental failure."""
+    symptom (a preamble only when no other symptom exists), else the earliest incidental
+    failure."""
     causes = sorted((e for e in evidence if e.decisive), key=Evidence.order)
     if causes:
         return _refine(causes[0], causes)
-    symptoms = [e for e in evidence if e.symptom] or list(evidence)
-    return min(symptoms, key=Evidence.order) if symptoms else None
+    symptoms = [e for e in evidence if e.symptom]
+    for group in ([e for e in symptoms if not e.preamble], symptoms, evidence):
+        if group:
+            return min(group, key=Evidence.order)
+    return None
 
 
 def _attempt_of(item: Evidence, starts: list[tuple[int, str]]) -> str | None:
