@@ -37,6 +37,7 @@ SPECS = (
     "proxy_disconnect_only",
     "client_timeout_workers_follow",
     "compilation_service_crash",
+    "user_code_import_error",
 )
 
 
