@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Callable
 from typing import Any
 
 from pathways_workload import examples, terms
@@ -17,15 +18,9 @@ from pathways_workload.query import Options, Request
 from pathways_workload.target import Target, Workload
 from pathways_workload.timestamps import parse_timestamp_ns
 from pathways_workload.window import Window
-from tests.helpers import (
-    CLUSTER,
-    LOCATION,
-    PROJECT,
-    audit_event,
-    container_entry,
-    node_event,
-    serial_line,
-)
+from tests import logentry
+from tests.helpers import CLUSTER, LOCATION, PROJECT, audit_event, container_entry, serial_line
+from tests.logentry import DEMO, owner_labels
 
 JOBSET = "llama-train"
 HEAD_POD = "llama-train-pathways-head-0-0-hhhhh"
@@ -33,6 +28,7 @@ WORKER_POD = "llama-train-worker-0-0-abcde"
 HEAD_NODE = "gke-pw-cluster-cpu-np-5f3a9c1e-h7kq"
 WORKER_NODE = "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2"
 TIMESTAMP = "2026-10-22T11:30:00.123456789Z"
+EVENT_TIME = "2026-10-22T11:30:00Z"
 HEAD_CONTAINERS = terms.USER_CONTAINERS + terms.PROXY_CONTAINERS + terms.RM_CONTAINERS
 WINDOW = Window(
     parse_timestamp_ns("2026-10-22T11:10:00Z"), parse_timestamp_ns("2026-10-22T12:10:00Z")
@@ -42,106 +38,85 @@ REQUEST = Request(TARGET, WINDOW, Options(), (WORKER_NODE, HEAD_NODE))
 _IDS = itertools.count(1)
 
 
-def _scope(kind: str, **labels: str) -> dict[str, Any]:
-    return {
-        "type": kind,
-        "labels": {"project_id": PROJECT, "location": LOCATION, "cluster_name": CLUSTER, **labels},
-    }
+def _insert_id() -> str:
+    return f"ex{next(_IDS):06d}"
 
 
 def _event(
-    kind: str, involved: dict[str, str], example: Example, resource: dict[str, Any]
+    example: Example, involved: dict[str, Any], resource: dict[str, Any], **extra: Any
 ) -> dict[str, Any]:
-    return {
-        "insertId": f"ev{next(_IDS):06d}",
-        "jsonPayload": {
-            "involvedObject": involved,
-            "reason": example.reason,
-            "message": example.line,
-            "type": "Warning" if example.severity == "WARNING" else "Normal",
-        },
-        "logName": f"projects/{PROJECT}/logs/events",
-        "resource": resource,
-        "severity": example.severity,
-        "timestamp": "2026-10-22T11:30:00Z",
-        **kind_labels(kind),
-    }
-
-
-def kind_labels(kind: str) -> dict[str, Any]:
-    """Pod events carry the owner labels of their pod; other events carry none."""
-    if kind != examples.POD_EVENT:
-        return {}
-    return {
-        "labels": {
-            "logging.gke.io/top_level_controller_type": "JobSet",
-            "logging.gke.io/top_level_controller_name": JOBSET,
-        }
-    }
+    event = logentry.core_event(
+        example.reason,
+        example.line,
+        involved=involved,
+        source={"component": "kubelet"},
+        type="Warning" if example.severity == "WARNING" else "Normal",
+        last_timestamp=EVENT_TIME,
+    )
+    return logentry.event_entry(
+        event, resource=resource, timestamp=EVENT_TIME, insert_id=_insert_id(), **extra
+    )
 
 
 def _pod_event(example: Example) -> dict[str, Any]:
-    involved = {"kind": "Pod", "name": WORKER_POD, "namespace": "default"}
-    resource = _scope("k8s_pod", namespace_name="default", pod_name=WORKER_POD)
-    return _event(examples.POD_EVENT, involved, example, resource)
+    involved = logentry.involved_object("Pod", WORKER_POD, namespace="default")
+    resource = logentry.pod_resource(DEMO, "default", WORKER_POD)
+    return _event(example, involved, resource, labels=owner_labels("JobSet", JOBSET))
 
 
 def _jobset_event(example: Example) -> dict[str, Any]:
-    involved = {"kind": "JobSet", "name": JOBSET, "namespace": "default"}
-    return _event(examples.JOBSET_EVENT, involved, example, _scope("k8s_cluster"))
-
-
-def _kubelet_line(example: Example) -> dict[str, Any]:
-    return {
-        "insertId": f"kl{next(_IDS):06d}",
-        "jsonPayload": {"MESSAGE": example.line, "SYSLOG_IDENTIFIER": "kubelet"},
-        "logName": f"projects/{PROJECT}/logs/kubelet",
-        "resource": _scope("k8s_node", node_name=WORKER_NODE),
-        "severity": example.severity,
-        "timestamp": TIMESTAMP,
-    }
-
-
-def _nodepool_entry(example: Example) -> dict[str, Any]:
-    return {
-        "insertId": f"np{next(_IDS):06d}",
-        "logName": f"projects/{PROJECT}/logs/cloudaudit.googleapis.com%2Factivity",
-        "protoPayload": {
-            "methodName": example.line,
-            "resourceName": f"projects/{PROJECT}/locations/{LOCATION}/clusters/{CLUSTER}/"
-            "nodePools/tpu-np-1",
-        },
-        "resource": _scope("gke_nodepool", nodepool_name="tpu-np-1"),
-        "severity": example.severity,
-        "timestamp": TIMESTAMP,
-    }
-
-
-def _controller_line(example: Example) -> dict[str, Any]:
-    entry = container_entry(
-        example.line,
-        pod="jobset-controller-manager-6d9f8b7c5-abcde",
-        container="manager",
-        severity=example.severity,
-        namespace="jobset-system",
-    )
-    entry["labels"] = {"compute.googleapis.com/resource_name": HEAD_NODE}
-    return entry
+    involved = logentry.involved_object("JobSet", JOBSET, namespace="default")
+    return _event(example, involved, logentry.cluster_resource(DEMO))
 
 
 def _node_event(example: Example) -> dict[str, Any]:
-    entry = node_event(example.reason, example.line, WORKER_NODE, "2026-10-22T11:30:00Z")
-    entry["severity"] = example.severity
-    return entry
+    involved = logentry.involved_object("Node", WORKER_NODE)
+    return _event(example, involved, logentry.node_resource(DEMO, WORKER_NODE))
 
 
-BUILDERS = {
+def _kubelet_line(example: Example) -> dict[str, Any]:
+    return logentry.journal_line(
+        example.line,
+        unit="kubelet",
+        node=WORKER_NODE,
+        boot_id="a1ac0b1141674ec4ac6b2dfc2c1baa33",
+        pid=1675,
+        timestamp=TIMESTAMP,
+        insert_id=_insert_id(),
+    )
+
+
+def _nodepool_entry(example: Example) -> dict[str, Any]:
+    insert_id = _insert_id()
+    return logentry.nodepool_audit(
+        example.line,
+        nodepool="tpu-np-1",
+        timestamp=TIMESTAMP,
+        insert_id=insert_id,
+        operation_id=f"operation-{insert_id}",
+    )
+
+
+def _controller_line(example: Example) -> dict[str, Any]:
+    return logentry.container_line(
+        example.line,
+        pod="jobset-controller-manager-6d9f8b7c5-abcde",
+        container="manager",
+        node=HEAD_NODE,
+        timestamp=TIMESTAMP,
+        insert_id=_insert_id(),
+        namespace="jobset-system",
+        severity=example.severity,
+    )
+
+
+BUILDERS: dict[str, Callable[[Example], dict[str, Any]]] = {
     examples.POD_EVENT: _pod_event,
     examples.JOBSET_EVENT: _jobset_event,
     examples.NODE_EVENT: _node_event,
     examples.KUBELET: _kubelet_line,
-    examples.SERIAL_CONSOLE: lambda e: serial_line(e.line, WORKER_NODE, TIMESTAMP),
-    examples.AUDIT: lambda e: audit_event(e.line, WORKER_NODE, TIMESTAMP),
+    examples.SERIAL_CONSOLE: lambda example: serial_line(example.line, WORKER_NODE, TIMESTAMP),
+    examples.AUDIT: lambda example: audit_event(example.line, WORKER_NODE, TIMESTAMP),
     examples.NODEPOOL: _nodepool_entry,
     examples.CONTROLLER: _controller_line,
 }

@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
-from pathways_workload import scenarios
+from pathways_workload import examples, scenarios
+from pathways_workload.examples import Example
 from pathways_workload.triage import rules
 from pathways_workload.triage.evidence import classify
+from tests.example_entries import entry_of
 from tests.helpers import container_entry, run_cli
 
 HEAD_POD = "llama-train-pathways-head-0-0-hhhhh"
@@ -193,31 +195,8 @@ def test_prefixed_and_unprefixed_tracebacks_behave_the_same(prefix: str) -> None
 
 
 def _back_off(text: str) -> dict[str, Any]:
-    return {
-        "insertId": "e1",
-        "jsonPayload": {
-            "involvedObject": {"kind": "Pod", "name": WORKER_POD, "namespace": "default"},
-            "reason": "BackOff",
-            "message": text,
-        },
-        "labels": {
-            "logging.gke.io/top_level_controller_type": "JobSet",
-            "logging.gke.io/top_level_controller_name": "llama-train",
-        },
-        "logName": "projects/pw-demo/logs/events",
-        "resource": {
-            "type": "k8s_pod",
-            "labels": {
-                "project_id": "pw-demo",
-                "location": "us-east5",
-                "cluster_name": "pw-cluster",
-                "namespace_name": "default",
-                "pod_name": WORKER_POD,
-            },
-        },
-        "severity": "INFO",
-        "timestamp": "2026-10-22T11:30:00Z",
-    }
+    """A kubelet BackOff event of a workload pod (a Normal event, as the kubelet sends it)."""
+    return entry_of(Example(text, "kubelet", examples.POD_EVENT, "INFO", reason="BackOff"))
 
 
 def test_image_pull_back_off_is_told_from_crash_loop_back_off_by_the_message() -> None:
