@@ -157,7 +157,8 @@ def peer_cascade(
     inc.shuffle(pods)
     for pod in pods:
         row = rows[0] if pod.slice == dead.slice else rows[1]
-        entry = inc.log(pod, WORKER, at, row, **place, **lost_peer(inc, dead.node, pod.node, at))
+        lost = lost_peer(inc, dead.node, pod.node, at) if row is PEER_LOST else {}
+        entry = inc.log(pod, WORKER, at, row, **place, **lost)
         hosts.append(host_ref(pod, entry))
         entries.append(entry)
         at += inc.between(0.002, 0.02)
@@ -178,9 +179,8 @@ def peers_one_by_one(
     for pod in others:
         at += inc.between(0.002, 0.012)
         row = PIPE_CLOSED_RUNNING if pod.slice == dead.slice else PEER_LOST
-        lines.append(
-            inc.log(pod, WORKER, at, row, **place, **lost_peer(inc, dead.node, pod.node, at))
-        )
+        lost = lost_peer(inc, dead.node, pod.node, at) if row is PEER_LOST else {}
+        lines.append(inc.log(pod, WORKER, at, row, **place, **lost))
     pods = [first, *others]
     return [host_ref(pod, line) for pod, line in zip(pods, lines)], lines
 
