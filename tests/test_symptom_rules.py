@@ -83,6 +83,7 @@ def test_the_clients_error_wins_over_the_workers_client_has_died_lines(tmp_path:
     assert (cause["container"], cause["scenario_slug"]) == ("jax-tpu", "user-code-exception")
     assert cause["downstream_only"] is False
     assert {s["message"] for s in report["symptoms"]} >= {CLIENT_DIED, QUICK_RESTART}
+    assert report["failing_hosts"] == []
 
 
 def test_a_worker_fatal_after_a_client_timeout_error_is_its_consequence(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ group, host = `job-completion-index` or LWS worker index); the head pod is not
 a host. Node-level evidence (a kernel OOM kill, an interruption) counts for the
 host pod that ran on that node at the time. SIGTERM lines are the JobSet
 tearing everything down, and pod events (kills, back-offs) its consequences:
-neither makes a host a failing one.
+neither makes a host a failing one; nor does a worker's line saying the JAX
+client died (the host only followed the client).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathways_workload import labels
 from pathways_workload.describe import container_of, entry_labels, message, node_of, pod_of
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.terms import PROXY_CONTAINERS, RM_CONTAINERS, USER_CONTAINERS
-from pathways_workload.triage.evidence import Evidence
+from pathways_workload.triage.evidence import CLIENT_LOGS, Evidence, symptom_of
 
 HOST_CONTAINERS = ("pathways-worker", "colocated-python-sidecar")
 HEAD_CONTAINERS = RM_CONTAINERS + PROXY_CONTAINERS + USER_CONTAINERS
@@ -90,6 +91,12 @@ def _host_of(item: Evidence, pods: dict[str, HostPod]) -> HostPod | None:
     return max(on_node, key=lambda p: p.first_ns) if on_node else None
 
 
+def _follows_the_client(item: Evidence) -> bool:
+    """A worker's line saying the JAX client died: the host only followed the client."""
+    rule = symptom_of(item.entry) if item.symptom else None
+    return rule is not None and rule.look is CLIENT_LOGS
+
+
 def failing_hosts(
     evidence: Sequence[Evidence], pods: dict[str, HostPod], quiet: Entry | None = None
 ) -> list[dict[str, Any]]:
@@ -101,6 +108,7 @@ def failing_hosts(
             host
             and item.source != "pod-event"
             and TEARDOWN not in item.message
+            and not _follows_the_client(item)
             and host.pod not in firsts
         ):
             firsts[host.pod] = (item.time_ns, item.entry)
