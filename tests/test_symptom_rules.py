@@ -157,6 +157,7 @@ def test_a_compilation_service_crash_is_the_heads_service_not_a_tpu_host(tmp_pat
     report = triage(tmp_path, *started(), crash)
     cause = report["root_cause"]
     assert (cause["scenario"], cause["scenario_slug"]) == (17, "compilation-service-crash")
+    assert "--action=pathways-rm --min_severity=WARNING" in cause["read_next"]
     assert report["failing_hosts"] == []
 
 

@@ -15,6 +15,7 @@ from pathways_workload.terms import RECOVERY_TERMS, USER_CONTAINERS
 from pathways_workload.triage import rules, versions
 from pathways_workload.triage.answers import TriageResults
 from pathways_workload.triage.evidence import (
+    HEAD_LOGS,
     Evidence,
     attempt_of,
     classify,
@@ -74,6 +75,9 @@ def describe_failure(
     others = [e.entry for e in failure.evidence if e is not failure.cause]
     evidence = [failure.cause.entry, *others[:4]]
     symptom = symptom_of(failure.cause.entry) if failure.cause.symptom else None
+    look = None
+    if symptom is not None:  # known only downstream: whose logs hold the reason
+        look = HEAD_LOGS if scenario is scenarios.HEAD_SERVICE else symptom.look
     return {
         **_brief(failure.cause.entry),
         "traceback": list(failure.cause.traceback),
@@ -84,9 +88,9 @@ def describe_failure(
         "scenario_title": scenario.title if scenario else None,
         "cause": scenario.cause if scenario else None,
         "fix": scenario.fix if scenario else None,
-        "downstream_only": symptom is not None and not failure.hang,
-        "reason_in": symptom.look.logs if symptom else None,
-        "read_next": list(symptom.look.actions) if symptom else [],
+        "downstream_only": look is not None,
+        "reason_in": look.logs if look else None,
+        "read_next": list(look.actions) if look else [],
         "evidence": evidence,
     }
 

@@ -74,6 +74,15 @@ PEER_LOGS = Look(
     "node is its RM or compilation service)",
     ("--action=workers --min_severity=WARNING", "--action=node-ooms", "--action=interruptions"),
 )
+HEAD_LOGS = Look(
+    "the head pod's own logs (the RM, which runs the compilation service, and the proxy) "
+    "and the head node's OOM kills",
+    (
+        "--action=pathways-rm --min_severity=WARNING",
+        "--action=proxy --min_severity=WARNING",
+        "--action=node-ooms",
+    ),
+)
 WORKER_LOGS = Look(
     "the failing TPU worker's logs (the coordinator, slice 0 host 0, names it)",
     ("--action=workers --min_severity=WARNING",),
