@@ -679,7 +679,8 @@ def sample_incident() -> list[Entry]:
             WORKER_1,
             "pathways-worker",
             "ERROR",
-            "E1022 11:30:01.000000 7 megascale.cc:77] HANG_DETECTED: peer slice 0 stopped",
+            "E1022 11:30:01.000000 7 megascale.cc:77] Megascale detects a hang but cannot "
+            "determine the root cause. Please inspect the full digest below.",
         ),
         _pod_event(
             "ev005",

@@ -80,6 +80,8 @@ def _same_failure(found: dict[str, Any], planted: dict[str, Any]) -> None:
         assert found["container"] == planted["container"]
     assert planted["message_contains"] in found["message"]
     assert found["scenario"] == planted["scenario"]
+    if "downstream_only" in planted:
+        assert found["downstream_only"] == planted["downstream_only"]
 
 
 @pytest.mark.parametrize("name", NAMES)

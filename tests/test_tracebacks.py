@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pathways_workload import tracebacks
+from pathways_workload.describe import without_launcher_prefix
 from tests.helpers import container_entry, run_cli
 
 CLIENT = "llama-train-pathways-head-0-0-abcde"
@@ -41,7 +42,7 @@ def test_the_exception_line_is_found_by_its_shape_not_its_position() -> None:
     header["insertId"] = "aaa-0"
     built = tracebacks.assemble(header, entries)
     assert built.exception is not None
-    assert tracebacks.unprefixed(built.exception["textPayload"]).startswith("ValueError: mesh")
+    assert without_launcher_prefix(built.exception["textPayload"]).startswith("ValueError: mesh")
 
 
 def test_chained_exceptions_end_with_the_last_one() -> None:

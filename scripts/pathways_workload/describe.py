@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pathways_workload import labels
@@ -96,6 +97,26 @@ def message(entry: Entry) -> str:
         return f"{summary}: {status}" if status else summary
     body = payload or entry.get("protoPayload")
     return json.dumps(body, sort_keys=True, ensure_ascii=False) if body else ""
+
+
+# Prefixes launchers put before every line a process writes: torchrun's rank
+# (`[rank0]: `), mpirun's (`[1,0]<stdout>: `) and Ray's task marker
+# (`(train_lm_task pid=39298, ip=10.130.0.55) `).
+_LAUNCHER_PREFIX_RE = re.compile(
+    r"^(?:\[rank\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.]+)?\))"
+    r"[ \t]?",
+    re.MULTILINE,
+)
+
+
+def without_launcher_prefix(text: str) -> str:
+    """The text as the process wrote it, before a launcher prefixed each of its lines."""
+    return _LAUNCHER_PREFIX_RE.sub("", text)
+
+
+def bare_message(entry: Entry) -> str:
+    """The message without a launcher prefix: what signatures are matched against."""
+    return without_launcher_prefix(message(entry))
 
 
 def event_reason(entry: Entry) -> str:

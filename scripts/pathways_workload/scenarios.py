@@ -1,44 +1,118 @@
-"""The fifteen known failures: their signatures, cause and fix, in one table.
+"""The known failures: their signatures, cause and fix, and the lines that show them.
 
-`references/special-scenarios.md` tells each story in full; triage uses this
-table to name the scenario an incident matches.
+Fifteen scenarios come from the Pathways debugging guide; the failure classes
+numbered from 16 were seen in real Pathways runs. `references/special-scenarios.md`
+tells each story in full; triage uses this table to name the failure an incident
+matches. Every entry carries example lines with their public source (see
+examples.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
-from pathways_workload.describe import event_reason, message
+from pathways_workload import terms
+from pathways_workload.describe import bare_message, event_reason
+from pathways_workload.examples import (
+    ARCHIVE,
+    HANG_PLAYBOOK,
+    KUBELET_IMAGES,
+    MAXTEST,
+    POD_EVENT,
+    TROUBLESHOOTING_DOC,
+    Example,
+)
 from pathways_workload.sources.base import Entry
+from pathways_workload.terms import CLIENT, WORKER
+
+# The node a lost-peer line names: `lost connection to peer at http://machine/<node>/...`.
+_PEER_NODE_RE = re.compile(r"lost connection to peer at http://machine/([\w.-]+)/", re.IGNORECASE)
 
 
 @dataclasses.dataclass(frozen=True)
 class Scenario:
     """A known failure: the message substrings and event reasons that identify it.
 
-    Roles: `hang` is the scenario of a run that stopped without an error;
-    `teardown` names the signal Kubernetes sends when it stops containers, so
-    after another failure it is only the consequence of that failure.
+    `slug` is its stable name. Roles: `hang` is the scenario of a run that
+    stopped without an error; `teardown` names the signal Kubernetes sends when
+    it stops containers, so after another failure it is only the consequence
+    of that failure; `incidental` failures (a missing bucket, a Logging
+    permission) often sit beside the real one, so they are the cause only when
+    nothing else is found; `lost_peer` is a peer reporting that another process
+    vanished, and `head_service` what it means when that process ran on the
+    head node; `wraps` marks lines that embed another scenario's signature, so
+    they are tried first; `info_level` signatures are logged at INFO and still
+    count as evidence there.
     """
 
     number: int
+    slug: str
     title: str
     cause: str
     fix: str
+    examples: tuple[Example, ...]
     substrings: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
     hang: bool = False
     teardown: bool = False
+    incidental: bool = False
+    lost_peer: bool = False
+    head_service: bool = False
+    wraps: bool = False
+    info_level: bool = False
 
 
-SCENARIOS = (
+def _example(term: str) -> Example:
+    """The crash-term catalogue's example of a term."""
+    return next(t.example for t in terms.CRASH_CATALOGUE if t.text == term)
+
+
+def _ex(
+    line: str, source: str, container: str, severity: str = "ERROR", *, guessed: bool = False
+) -> Example:
+    return Example(line, source, container, severity, guessed)
+
+
+def _event(reason: str, line: str, source: str, severity: str = "WARNING") -> Example:
+    return Example(line, source, POD_EVENT, severity, reason=reason)
+
+
+PATHWAYS_IMAGE = "us-docker.pkg.dev/cloud-tpu-v2-images/cloud-pathways/server:jax-0.9.9"
+CONTAINERD_NOT_FOUND = (
+    f'Failed to pull image "{PATHWAYS_IMAGE}": rpc error: code = NotFound desc = failed to pull '
+    f'and unpack image "{PATHWAYS_IMAGE}": failed to resolve reference "{PATHWAYS_IMAGE}": '
+    f"{PATHWAYS_IMAGE}: not found"
+)
+COMPILE_SERVICE_LINE = (
+    "compile: ABORTED: Compilation service has crashed or shut down while compilation was "
+    "pending for computation with key: 5c1f0e9a7d3b2a41, computation name: jit_train_step, "
+    "original error: DEADLINE_EXCEEDED: lost connection to peer at http://machine/"
+    "gke-pw-cluster-cpu-np-5f3a9c1e-h7kq/events#srcs=borg%2Bcoroner since 10.99987274s ago; "
+    "this usually means that the peer has unexpectedly gone away"
+)
+
+_CLASSICS = (
     Scenario(
         1,
+        "elastic-recovery",
         "Elastic recovery or checkpoint restore fails",
         "a slice was lost and the elastic loop could not recover from a snapshot or a "
         "committed checkpoint before it gave up or the JobSet restarted",
         "check which slice was lost, whether a snapshot or committed checkpoint existed, "
         "and the elastic wait timeout against the JobSet restart policy",
+        (
+            _example("Timed out waiting for"),
+            _example("ElasticRuntimeError"),
+            _ex(
+                "In-memory snapshot recovery failed (timeout). Falling back to persistent "
+                "checkpoint.",
+                "a MaxText fork's train.py; not in upstream MaxText",
+                CLIENT,
+                "WARNING",
+                guessed=True,
+            ),
+        ),
         substrings=(
             "Elastic attempt",
             "Falling back to persistent checkpoint",
@@ -48,10 +122,16 @@ SCENARIOS = (
     ),
     Scenario(
         2,
+        "host-oom",
         "Host memory runs out on the head pod or a TPU host",
         "the kernel OOM killer ended a container process: host (CPU) RAM, not TPU HBM",
         "give the container more memory (about 100 GiB for the JAX client and the proxy, "
         "32 GiB for the RM) or reduce its host memory use",
+        (
+            *(t.example for t in terms.NODE_OOM_REASON_CATALOGUE),
+            *(t.example for t in terms.NODE_OOM_CATALOGUE[:3]),
+            _example("OOMKilled"),
+        ),
         substrings=(
             "Memory cgroup out of memory",
             "Out of memory: Killed process",
@@ -59,74 +139,118 @@ SCENARIOS = (
             "OOMKilled",
             "System OOM encountered",
         ),
-        reasons=("OOMKilling", "SystemOOM"),
+        reasons=terms.NODE_OOM_REASONS,
     ),
     Scenario(
         3,
+        "proxy-backend-unknown",
         "The proxy backend is unknown to JAX",
         "JAX started without the Pathways proxy backend registered",
         "call pathwaysutils.initialize() at the start of the program",
+        (
+            _ex(
+                "RuntimeError: Unable to initialize backend 'proxy': Backend 'proxy' is not in "
+                "the list of known backends: ['cpu', 'tpu']. (set JAX_PLATFORMS='' to "
+                "automatically choose an available backend).",
+                "sgl-project/sglang-jax issue #521",
+                CLIENT,
+            ),
+        ),
         substrings=("is not in the list of known backends",),
     ),
     Scenario(
         4,
+        "sigterm",
         "SIGTERM received by PID 1",
         "Kubernetes stopped the containers: a preemption, host maintenance or error, a node "
         "repair, or a JobSet restart after another container failed",
         "find what sent it: infrastructure interruptions and pod events, or the earlier "
         "failure that made the JobSet restart",
+        (_example("SIGTERM"),),
         substrings=("SIGTERM",),
         teardown=True,
     ),
     Scenario(
         5,
+        "topology-mismatch",
         "Slice topology does not match what the RM expects",
-        "the TPU slice GKE provisioned differs from the topology the RM was started with",
+        "the TPU slice GKE provisioned differs from the topology the RM was started with, or "
+        "workers registered while the autoscaler was still provisioning the other nodes",
         "compare the RM's expected topology with the newly added slice topology and fix "
-        "the instance type or node pool",
+        "the instance type or node pool; if the nodes were still being provisioned, restart "
+        "once they are all ready",
+        (_example("does not match with the expected instances"),),
         substrings=("does not match with the expected instances",),
     ),
     Scenario(
         6,
+        "proxy-connection-terminated",
         "The client's proxy connection was terminated",
         "the IFRT proxy the client was connected to exited or restarted",
         "find why the proxy stopped (its own log, node OOMs); restart the workload",
+        (
+            _ex(
+                "Internal error from proxy server during Array::IsDeleted: UNAVAILABLE:"
+                "Connection to IFRT proxy server was terminated: FAILED_PRECONDITION: "
+                "GrpcClientSession: writes no longer allowed.",
+                TROUBLESHOOTING_DOC,
+                CLIENT,
+            ),
+            _ex(
+                "FAILED_PRECONDITION: GrpcClientSession: writes no longer allowed.", ARCHIVE, CLIENT
+            ),
+        ),
         substrings=("GrpcClientSession: writes no longer allowed",),
     ),
     Scenario(
         7,
+        "cached-executable-edited",
         "Cached executable edited while being read",
         "a race between writing and reading the compiled-executable cache in Cloud Storage",
         "mount the bucket with GCSFuse so writes are atomic",
+        (_example("ABORTED:"), _example("was edited during the operation")),
         substrings=("was edited during the operation",),
     ),
     Scenario(
         8,
+        "lost-peer",
         "Lost connection to a peer",
         "a TPU worker exited (hardware failure, OOM or a fatal error) and its peers lost it",
         "read the logs and node of the first worker that failed",
+        (_example("lost connection to peer"), _example("Pipe from scheduler to aggregator")),
         substrings=("lost connection to peer", "Pipe from scheduler to aggregator"),
+        lost_peer=True,
     ),
     Scenario(
         9,
+        "alts-handshake",
         "ALTS handshake fails for a client outside Google Cloud",
         "the proxy expects ALTS, which only works for clients on Google Cloud",
         "set IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true on the client and the proxy "
         "(trusted networks only), or run the client on Google Cloud",
+        (_example("from handshaker service"),),
         substrings=("from handshaker service", "Input frame length is out of range"),
+        info_level=True,
     ),
     Scenario(
         10,
+        "gcs-lifecycle-prefixes",
         "Too many Cloud Storage lifecycle prefixes",
         "the --gcs_scratch_location bucket reached the 50-prefix lifecycle limit",
         "remove unused lifecycle rules; use one common prefix for all workloads",
+        (_example("Lifecycle matches_prefix"),),
         substrings=("Lifecycle matches_prefix",),
     ),
     Scenario(
         11,
+        "version-mismatch",
         "JAX and Pathways versions do not match",
         "the Pathways images were built for another JAX release than the client's",
         "use the image tag jax-<your JAX version> (or YYYYMMDD-jax_<version>)",
+        (
+            _example("failed to agree on the protocol version"),
+            _example("Failed to deserialize the Mosaic module"),
+        ),
         substrings=(
             "failed to agree on the protocol version",
             "Failed to deserialize the Mosaic module",
@@ -134,48 +258,289 @@ SCENARIOS = (
     ),
     Scenario(
         12,
+        "image-pull",
         "Image pull failures",
         "a container image could not be pulled (missing tag, no permission, network)",
         "read the pull error; list the registry's tags and use a published one, or grant "
         "the node service account read access",
-        substrings=("ErrImagePull", "ImagePullBackOff", "Failed to pull image"),
-        reasons=("ErrImagePull", "ImagePullBackOff"),
+        (
+            _event(
+                "Failed",
+                CONTAINERD_NOT_FOUND,
+                KUBELET_IMAGES + "; containerd's not-found wording from public kubectl "
+                "describe captures (e.g. geldata/gel-deploy issue #10)",
+            ),
+            _event(
+                "Failed",
+                "Error: ErrImagePull",
+                "kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_container.go "
+                "(startContainer: Error: %v)",
+            ),
+            _event(
+                "BackOff",
+                f'Back-off pulling image "{PATHWAYS_IMAGE}"',
+                KUBELET_IMAGES + " (a Normal event)",
+                "INFO",
+            ),
+            _event(
+                "Failed",
+                "Error: ImagePullBackOff",
+                "kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_container.go "
+                "(startContainer: Error: %v)",
+            ),
+        ),
+        substrings=(
+            "Failed to pull image",
+            "Back-off pulling image",
+            "ErrImagePull",
+            "ImagePullBackOff",
+        ),
     ),
     Scenario(
         13,
+        "port-collision",
         "Port collisions on the host network",
         "another process on the node holds a Pathways port (hostNetwork pods share ports)",
         "find the other user of the port (neighbors), set host exclusivity or move ports",
+        (
+            _example("Address already in use"),
+            _example("failed to bind"),
+            terms.SCHEDULING_FAILURE_CATALOGUE[0].example,
+        ),
         substrings=("Address already in use", "didn't have free ports", "failed to bind"),
     ),
     Scenario(
         14,
+        "hang",
         "The job hangs without an error",
         "one component stopped making progress and the rest waited for it",
         "find the component that went quiet first and read its last lines; check the "
         "Megascale hang detectors and pending or restarted pods",
+        (
+            _ex(
+                "Megascale detects a hang that is likely caused by bad TPU chips on the following "
+                "hosts. Please remove the hosts from the fleet and restart the workload. If "
+                "problem persists please contact Megascale XLA team.",
+                HANG_PLAYBOOK,
+                WORKER,
+            ),
+            _ex(
+                "Megascale detects a hang that is likely caused by inconsistent HLO module "
+                "compilation across workers. This can be caused by some workers running with "
+                "different JIT functions or a bug in the XLA compiler. Please inspect the HLO "
+                "dumps to confirm the root cause.",
+                HANG_PLAYBOOK,
+                WORKER,
+            ),
+            _example("Megascale detects a hang"),
+            _example("HANG_DETECTED"),
+        ),
         substrings=("HANG_DETECTED", "Megascale detects a hang"),
         hang=True,
     ),
     Scenario(
         15,
+        "transfer-stall",
         "Proxy-to-worker transfers stall",
         "host-to-device transfers from the IFRT proxy to the workers stalled (a Pathways "
         "runtime problem, not Orbax, Cloud Storage or user code)",
         "compare image tags with the last good run; call pathwaysutils.initialize() before "
         "creating the Orbax checkpoint manager so workers read Cloud Storage directly",
+        tuple(t.example for t in terms.STALL_CATALOGUE[:2]),
         substrings=("Still waiting to acquire semaphore", "Recv completion error"),
     ),
 )
+
+_CLASSES = (
+    Scenario(
+        16,
+        "user-code-exception",
+        "The program raised an exception",
+        "the user's program failed on its own: a module it imports is missing, packages in "
+        "the image disagree on versions (JAX, jaxlib, Flax, Orbax), or a mesh or sharding "
+        "does not fit the arrays or the devices; Pathways only carried the error",
+        "read the exception line and the frames above it; install the missing module or pin "
+        "matching versions in the client image, or make the mesh shape and the sharded "
+        "dimensions agree with the device count",
+        (
+            _example("ModuleNotFoundError"),
+            _example("ImportError"),
+            _example("but this version of jax requires"),
+            _example("IndivisibleError"),
+            _example("must equal the product of mesh_shape"),
+        ),
+        substrings=(
+            "ModuleNotFoundError",
+            "ImportError",
+            "but this version of jax requires",
+            "IndivisibleError",
+            "should evenly divide the shape",
+            "must equal the product of mesh_shape",
+        ),
+    ),
+    Scenario(
+        17,
+        "compilation-service-crash",
+        "A service on the head node went away (compilation service or RM)",
+        "the compilation service (or the resource manager) on the CPU head node crashed or "
+        "was stopped, so pending compilations and the connections to it failed; no TPU host "
+        "is at fault",
+        "read the head pod's own logs (pathways-rm, pathways-proxy) and the head node's OOM "
+        "kills and interruptions; give the head pod more memory if it was OOM-killed",
+        (_ex(COMPILE_SERVICE_LINE, ARCHIVE, CLIENT),),
+        substrings=("Compilation service has crashed",),
+        head_service=True,
+        wraps=True,
+    ),
+    Scenario(
+        18,
+        "unknown-flag",
+        "A Pathways container was given a flag its image does not know",
+        "a flag in the container's arguments does not exist in that image (removed, renamed "
+        "or from another release), so the binary exits at start-up",
+        "remove or rename the flag, or use the image release that has it; keep the server, "
+        "proxy and sidecar images on one tag",
+        (_example("Unknown command line flag"),),
+        substrings=("Unknown command line flag",),
+    ),
+    Scenario(
+        19,
+        "thread-exhaustion",
+        "The client could not start a thread",
+        "pthread_create failed with EAGAIN (11): the container reached its process or thread "
+        "limit, or had no memory left for thread stacks",
+        "raise the pod's process limit or memory, or start fewer threads (data-loader "
+        "workers, thread pools)",
+        (
+            _example("Check failed"),
+            _ex(
+                "Check failed: ret == 0 (11 vs. 0) Thread pjrt_async_work_runner creation via "
+                "pthread_create failed.",
+                ARCHIVE,
+                CLIENT,
+                "CRITICAL",
+            ),
+        ),
+        substrings=("creation via pthread_create",),
+    ),
+    Scenario(
+        20,
+        "proxy-compile-error",
+        "Compilation failed and the error came back through the proxy",
+        "XLA rejected the program when Pathways compiled it; the compile error travelled "
+        "back to the client through the IFRT proxy",
+        "read the compile error: it is a program or version problem (an unsupported "
+        "operation, shape or sharding), not a Pathways outage; check that the client's JAX "
+        "matches the Pathways images (scenario 11)",
+        (
+            _ex(
+                "compile: INVALID_ARGUMENT: E1200: …",
+                ARCHIVE + " (the rest of the line elided)",
+                CLIENT,
+            ),
+        ),
+        substrings=("compile: INVALID_ARGUMENT",),
+    ),
+    Scenario(
+        21,
+        "tpu-hardware-fault",
+        "A TPU chip or host failed",
+        "the TPU runtime reported a fatal chip error (a halted core, a fatal driver error, a "
+        "failed TPU session): faulty hardware, or an on-device check failure such as a bug "
+        "in a custom kernel",
+        "if it repeats on the same host, take that host out (recreate or repair its node) "
+        "and restart; if it follows a change to a Pallas or Mosaic kernel, suspect the "
+        "kernel first",
+        (
+            _example("FATAL ERROR"),
+            _example("all pending programs will fail"),
+            _example("TPU session error"),
+            _example("Core halted unexpectedly"),
+            _ex(
+                "6x2x0_SC1: *** A program or fatal error occurred, all pending programs will "
+                "fail, and results may be corrupted. This is likely an XLA compiler bug or your "
+                "job hit a bad TPU hardware.",
+                MAXTEST,
+                WORKER,
+            ),
+            _example("SLICE_FAILURE"),
+        ),
+        substrings=(
+            "!!!! FATAL ERROR !!!!",
+            "all pending programs will fail",
+            "Session master detected TPU session error",
+            "Core halted unexpectedly",
+            "SLICE_FAILURE_CHIP_DRIVER_ERROR",
+        ),
+    ),
+    Scenario(
+        22,
+        "hbm-exhausted",
+        "TPU memory (HBM) ran out",
+        "the program needs more TPU high-bandwidth memory than the chips have, when it is "
+        "compiled or when buffers are allocated; this is not host RAM",
+        "lower the memory per device: a smaller batch or sequence, more sharding, "
+        "rematerialization, or a larger slice; more container memory does not help",
+        (_example("XlaRuntimeError"), _example("RESOURCE_EXHAUSTED")),
+        substrings=("memory space hbm", "Error allocating device buffer"),
+    ),
+    Scenario(
+        23,
+        "megascale-missing-hosts",
+        "Megascale is still waiting for hosts at start-up",
+        "some TPU hosts of the multislice job never joined Megascale's topology discovery: "
+        "their pods are pending, unscheduled or failing before they start",
+        "find the missing hosts' pods (pending or crash-looping workers in the pod events) "
+        "and check the node pools' capacity",
+        (_example("Missing hosts"),),
+        substrings=("Topology Discovery in progress. Missing hosts",),
+    ),
+    Scenario(
+        24,
+        "missing-bucket",
+        "The Cloud Storage bucket does not exist",
+        "the bucket named in --gcs_scratch_location (used for the persistent compilation "
+        "cache) does not exist or is misspelt",
+        "create the bucket or correct its name; when the run failed for another reason too, "
+        "fix that first",
+        (_example("The specified bucket does not exist"),),
+        substrings=("The specified bucket does not exist",),
+        incidental=True,
+    ),
+    Scenario(
+        25,
+        "logging-permission",
+        "The workload may not write to Cloud Logging",
+        "the client's service account lacks logging.logEntries.create, so records it sends "
+        "through the Cloud Logging client are lost (its stdout and stderr still arrive)",
+        "grant roles/logging.logWriter to the service account; this rarely stops a run, so "
+        "look for another error first",
+        (_example("logging.logEntries.create"),),
+        substrings=("logging.logEntries.create",),
+        incidental=True,
+    ),
+)
+SCENARIOS = _CLASSICS + _CLASSES
+# Scenarios whose lines embed another's signature are tried first.
+MATCH_ORDER = tuple(sorted(SCENARIOS, key=lambda scenario: not scenario.wraps))
+# Every known failure's message substrings, once each: triage reads them with the crash lines.
+SIGNATURES = tuple(dict.fromkeys(text for scenario in SCENARIOS for text in scenario.substrings))
 HANG = next(scenario for scenario in SCENARIOS if scenario.hang)
 TEARDOWN = next(scenario for scenario in SCENARIOS if scenario.teardown)
+HEAD_SERVICE = next(scenario for scenario in SCENARIOS if scenario.head_service)
 
 
 def match(entry: Entry) -> Scenario | None:
     """The first scenario whose signature the entry carries, or None."""
-    text = message(entry).lower()
+    text = bare_message(entry).lower()
     reason = event_reason(entry)
-    for scenario in SCENARIOS:
+    for scenario in MATCH_ORDER:
         if reason in scenario.reasons or any(s.lower() in text for s in scenario.substrings):
             return scenario
     return None
+
+
+def peer_node(text: str) -> str | None:
+    """The node a lost-peer line names (`lost connection to peer at http://machine/<node>/`)."""
+    found = _PEER_NODE_RE.search(text)
+    return found.group(1) if found else None

@@ -15,15 +15,13 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from pathways_workload.describe import container_of, message, pod_of
+from pathways_workload.describe import container_of, message, pod_of, without_launcher_prefix
 from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
 
 HEADER = "Traceback (most recent call last):"
 # How far after its header a traceback's lines are looked for, and how many.
 FOLLOW_NS = 10 * 10**9
 FOLLOW_LINES = 300
-# Prefixes launchers put before every line a rank writes: torchrun, mpirun.
-_LAUNCHER_PREFIX_RE = re.compile(r"^(?:\[rank\d+\]:|\[\d+,\d+\]<std(?:out|err)>:)\s?")
 # `pkg.module.NameError: message`, `KeyboardInterrupt`: a dotted name ending as
 # exception classes do, alone or followed by `: message`.
 _EXCEPTION_RE = re.compile(
@@ -32,17 +30,12 @@ _EXCEPTION_RE = re.compile(
 )
 
 
-def unprefixed(text: str) -> str:
-    """The line as the program wrote it, without a launcher's prefix."""
-    return _LAUNCHER_PREFIX_RE.sub("", text, count=1)
-
-
 def is_header(entry: Entry) -> bool:
-    return unprefixed(message(entry).strip()) == HEADER
+    return without_launcher_prefix(message(entry).strip()) == HEADER
 
 
 def is_exception_line(text: str) -> bool:
-    line = unprefixed(text.rstrip())
+    line = without_launcher_prefix(text.rstrip())
     return not line[:1].isspace() and _EXCEPTION_RE.match(line) is not None
 
 
@@ -55,7 +48,7 @@ class Traceback:
     exception: Entry | None
 
     def text(self) -> list[str]:
-        return [unprefixed(message(entry)) for entry in self.lines]
+        return [without_launcher_prefix(message(entry)) for entry in self.lines]
 
 
 def _same_stream(entry: Entry, header: Entry) -> bool:
@@ -91,7 +84,7 @@ def first_headers(entries: Sequence[Entry], most: int) -> list[Entry]:
 
 def headline(text: str) -> str:
     """A message's telling line: its exception, when it is a whole traceback; else its first."""
-    lines = [unprefixed(line) for line in text.splitlines()]
+    lines = [without_launcher_prefix(line) for line in text.splitlines()]
     if len(lines) > 1 and lines[0].strip() == HEADER:
         ends = [line for line in lines if is_exception_line(line)]
         if ends:

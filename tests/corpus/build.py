@@ -34,6 +34,10 @@ SPECS = (
     "jobset_name_too_long",
     "co_tenant_oom",
     "two_failures",
+    "proxy_disconnect_only",
+    "client_timeout_workers_follow",
+    "compilation_service_crash",
+    "user_code_import_error",
 )
 
 

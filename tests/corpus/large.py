@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from tests.corpus import beats
-from tests.corpus.beats.failures import PIPE_CLOSED_RUNNING
+from tests.corpus.beats.failures import PIPE_CLOSED_RUNNING, lost_peer
 from tests.corpus.clock import MS, fmt_ts, sec
 from tests.corpus.incident import Incident, Story
 from tests.corpus.layouts import release
@@ -112,7 +112,8 @@ def _cascade(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Planted:
         line_at = at + inc.between(0.0, 0.5)
         for _ in range(inc.integer(*PEER_LINES)):
             row = PIPE_CLOSED_RUNNING if pod.slice == dead.slice else beats.PEER_LOST
-            inc.log(pod, WORKER, line_at, row, **place)
+            lost = lost_peer(inc, dead.node, pod.node, line_at) if row is beats.PEER_LOST else {}
+            inc.log(pod, WORKER, line_at, row, **place, **lost)
             line_at += inc.between(0.05, 0.6)
     beats.worker_loss(inc, run, dead, crash_at)
     stop = crash_at + sec(6)

@@ -30,7 +30,8 @@ REGISTRATION_GUESS = (
     " and the full `Transition slice N unplaced -> placed` line"
 )
 PROXY_GUESS = (
-    "proxy `Connecting to resource manager at ...` and `Accepted IFRT proxy session N from ...`"
+    "proxy `Connecting to resource manager at ...`; the metadata, file and line of `Starting new "
+    "IFRT session N for peer ... with metadata=...`"
 )
 SIGTERM_GUESS = (
     "`*** SIGTERM received by PID 1 (TID 1) on cpu N from PID 0; stack trace: ***` (absl failure "

@@ -8,8 +8,6 @@ from pathways_workload.errors import UsageError
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Fetch
 
-SCHEDULING_FAILURES = ("FailedScheduling", "FailedCreate", "FailedMount", "FailedAttachVolume")
-
 
 def build_pod_events(request: Request) -> list[Fetch]:
     events = selectors.workload_events(request.target)
@@ -30,7 +28,7 @@ def build_summary(request: Request) -> list[Fetch]:
     scheduling = filters.all_of(
         [
             selectors.pod_events(request.target),
-            filters.one_of("jsonPayload.reason", SCHEDULING_FAILURES),
+            filters.one_of("jsonPayload.reason", terms.SCHEDULING_FAILURES),
         ]
     )
     workload_events = filters.any_of([selectors.object_events(request.target), scheduling])

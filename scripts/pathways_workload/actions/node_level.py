@@ -170,9 +170,7 @@ def _node_interruption_events(request: Request, nodes: Sequence[str]) -> str:
             filters.any_of(
                 [
                     filters.one_of("jsonPayload.reason", terms.NODE_INTERRUPTION_REASONS),
-                    filters.message_has_any(
-                        ("NodeNotReady", "Preemption", "Termination", "Maintenance")
-                    ),
+                    filters.message_has_any(terms.NODE_INTERRUPTION_TERMS),
                 ]
             ),
         ]

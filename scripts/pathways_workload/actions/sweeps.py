@@ -47,7 +47,7 @@ def build_sidecar(request: Request) -> list[Fetch]:
     waiting = filters.all_of(
         [
             selectors.container_lines(request.target, terms.WORKER_CONTAINERS),
-            filters.message_has_any(("colocated python", "sidecar", *request.options.extra_terms)),
+            filters.message_has_any(terms.SIDECAR_WAITING_TERMS + request.options.extra_terms),
         ]
     )
     return [

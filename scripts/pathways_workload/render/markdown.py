@@ -19,8 +19,17 @@ def _failure_lines(failure: dict[str, Any]) -> list[str]:
         f"- **{failure['timestamp']}** {failure['where']} (node {failure['node'] or '?'}, "
         f"{failure['source']}): {_first_line(failure['message'])}"
     ]
+    if failure["downstream_only"]:
+        actions = ", ".join(f"`{action}`" for action in failure["read_next"])
+        lines.append(
+            f"- Downstream only: nothing found says why; the reason is in {failure['reason_in']} "
+            f"({actions})"
+        )
     if failure["scenario"]:
-        lines.append(f"- Known failure {failure['scenario']}: {failure['scenario_title']}")
+        lines.append(
+            f"- Known failure {failure['scenario']} ({failure['scenario_slug']}): "
+            f"{failure['scenario_title']}"
+        )
         lines.append(f"- Cause: {failure['cause']}")
         lines.append(f"- Fix: {failure['fix']} (references/special-scenarios.md)")
     return lines

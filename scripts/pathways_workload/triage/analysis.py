@@ -11,15 +11,23 @@ from pathways_workload.describe import container_of, entry_labels, message, node
 from pathways_workload.node_discovery import nodes_from
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, entry_time_ns
-from pathways_workload.terms import USER_CONTAINERS, WORKER_CONTAINERS
+from pathways_workload.terms import RECOVERY_TERMS, USER_CONTAINERS, WORKER_CONTAINERS
 from pathways_workload.timestamps import format_timestamp_ns
 from pathways_workload.triage import rules, versions
 from pathways_workload.triage.answers import MISSING_CRASHES, TriageResults
-from pathways_workload.triage.evidence import Evidence, attempt_of, classify, with_tracebacks
-from pathways_workload.triage.fetches import PROGRESS_TERM, RECOVERY_TERMS
+from pathways_workload.triage.evidence import (
+    HEAD_LOGS,
+    Evidence,
+    attempt_of,
+    classify,
+    symptom_of,
+    with_tracebacks,
+)
+from pathways_workload.triage.fetches import PROGRESS_TERM
 from pathways_workload.triage.hosts import (
     HOST_CONTAINERS,
     failing_hosts,
+    head_nodes,
     host_index,
     host_pods,
     lowest_indexed,
@@ -58,11 +66,30 @@ def _scenario_of(failure: rules.Failure) -> scenarios.Scenario | None:
     return next((s for s in found if not s.teardown), None)
 
 
-def describe_failure(failure: rules.Failure) -> dict[str, Any]:
-    """A failure as the report shows it: where, when, what, which known scenario."""
+def _reported_scenario(
+    failure: rules.Failure, head_nodes: frozenset[str]
+) -> scenarios.Scenario | None:
+    """The failure's known scenario; a lost peer on the head node is the head's services."""
     scenario = _scenario_of(failure)
+    if scenario is not None and scenario.lost_peer:
+        peers = {scenarios.peer_node(item.message) for item in failure.evidence}
+        if peers & head_nodes:
+            return scenarios.HEAD_SERVICE
+    return scenario
+
+
+def describe_failure(
+    failure: rules.Failure, head_nodes: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """A failure as the report shows it: where, when, what, which known scenario, and for a
+    failure known only by downstream lines, whose logs hold its reason."""
+    scenario = _reported_scenario(failure, head_nodes)
     others = [e.entry for e in failure.evidence if e is not failure.cause]
     evidence = [failure.cause.entry, *others[:4]]
+    symptom = symptom_of(failure.cause.entry) if failure.cause.symptom else None
+    look = None
+    if symptom is not None:  # known only downstream: whose logs hold the reason
+        look = HEAD_LOGS if scenario is scenarios.HEAD_SERVICE else symptom.look
     return {
         **_brief(failure.cause.entry),
         "traceback": list(failure.cause.traceback),
@@ -70,9 +97,13 @@ def describe_failure(failure: rules.Failure) -> dict[str, Any]:
         "source": "hang" if failure.hang else failure.cause.source,
         "restart_attempt": failure.attempt,
         "scenario": scenario.number if scenario else None,
+        "scenario_slug": scenario.slug if scenario else None,
         "scenario_title": scenario.title if scenario else None,
         "cause": scenario.cause if scenario else None,
         "fix": scenario.fix if scenario else None,
+        "downstream_only": look is not None,
+        "reason_in": look.logs if look else None,
+        "read_next": list(look.actions) if look else [],
         "evidence": evidence,
     }
 
@@ -147,11 +178,16 @@ def _quiet_host(found: TriageResults, chosen: rules.Failure) -> Entry | None:
     return rules.quiet_first(attempt, _progress_end(attempt))
 
 
+def _container_lines(found: TriageResults) -> list[Entry]:
+    """The workload's container lines among triage's answers."""
+    return TriageResults.entries(found.crashes + found.startup + found.latest)
+
+
 def _hosts(
     found: TriageResults, failures: list[rules.Failure], chosen: rules.Failure | None
 ) -> list[dict[str, Any]]:
     """The chosen failure's failing hosts; for a head-pod failure, those of the window."""
-    pods = host_pods(TriageResults.entries(found.crashes + found.startup + found.latest))
+    pods = host_pods(_container_lines(found))
     hosts = failing_hosts(chosen.evidence, pods, _quiet_host(found, chosen)) if chosen else []
     return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
 
@@ -182,9 +218,10 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     chosen = rules.pick(failures, request.issue_ns)
     hosts = _hosts(found, failures, chosen)
     latest = rules.last_lines(TriageResults.entries(found.latest))
+    head = head_nodes(_container_lines(found))
     return {
-        "root_cause": describe_failure(chosen) if chosen else None,
-        "failures": [describe_failure(f) for f in failures],
+        "root_cause": describe_failure(chosen, head) if chosen else None,
+        "failures": [describe_failure(f, head) for f in failures],
         "symptoms": [_brief(s.entry) for s in chosen.symptoms] if chosen else [],
         "failing_hosts": hosts,
         "failing_hosts_missing": crash_coverage(found),

@@ -11,23 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pathways_workload import filters, selectors, terms
+from pathways_workload import filters, scenarios, selectors, terms
 from pathways_workload.actions.common import fetch
 from pathways_workload.query import Request
 from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, entry_time_ns
-from pathways_workload.triage.versions import VERSION_TERMS
+from pathways_workload.terms import STALL_TERMS, STARTUP_TERMS, VERSION_TERMS
 
-STALL_TERMS = ("Still waiting to acquire semaphore", "Recv completion error", "GOAWAY")
-STARTUP_TERMS = (
-    "IFRT proxy server started",
-    "Pathways Server serving",
-    "Slices Now Ready",
-    "MegaScale transport init",
-    "Detected Pathways-on-Cloud backend",
-    "Sufficient slices active",
-)
-# Lines that prove the run is (again) ready: a failure before one is over after it.
-RECOVERY_TERMS = ("Slices Now Ready", "Sufficient slices active")
+# The crash lines triage reads: the crash sweep's terms, transfer stalls and every known
+# failure's own signature.
+CRASH_SIGNATURES = tuple(dict.fromkeys(terms.CRASH_TERMS + STALL_TERMS + scenarios.SIGNATURES))
 PROGRESS_TERM = "completed step"
 # A component silent this long while others log has gone quiet.
 QUIET_AFTER_NS = 5 * 60 * 10**9
@@ -37,8 +29,9 @@ EVENTS, NODE_EVENTS, INSTANCES, CONTROLLER = "events", "node_events", "instances
 
 
 def crash_match(request: Request) -> str:
-    """Crash, fatal and stall terms (and the user's), or a severity at the floor."""
-    found = terms.CRASH_TERMS + STALL_TERMS + request.options.extra_terms
+    """Crash, fatal and stall terms, known failures' signatures (and the user's terms), or a
+    severity at the floor."""
+    found = CRASH_SIGNATURES + request.options.extra_terms
     return filters.any_of([filters.message_has_any(found), f"severity>={request.floor}"])
 
 

@@ -5,7 +5,8 @@ group, host = `job-completion-index` or LWS worker index); the head pod is not
 a host. Node-level evidence (a kernel OOM kill, an interruption) counts for the
 host pod that ran on that node at the time. SIGTERM lines are the JobSet
 tearing everything down, and pod events (kills, back-offs) its consequences:
-neither makes a host a failing one.
+neither makes a host a failing one; nor does a worker's line saying the JAX
+client died (the host only followed the client).
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from typing import Any
 from pathways_workload import labels
 from pathways_workload.describe import container_of, entry_labels, message, node_of, pod_of
 from pathways_workload.sources.base import Entry, entry_time_ns
-from pathways_workload.triage.evidence import Evidence
+from pathways_workload.terms import PROXY_CONTAINERS, RM_CONTAINERS, USER_CONTAINERS
+from pathways_workload.triage.evidence import CLIENT_LOGS, Evidence, symptom_of
 
 HOST_CONTAINERS = ("pathways-worker", "colocated-python-sidecar")
+HEAD_CONTAINERS = RM_CONTAINERS + PROXY_CONTAINERS + USER_CONTAINERS
 HOST_LABELS = (
     (labels.JOBSET_JOB_INDEX, labels.JOB_COMPLETION_INDEX),
     (labels.LWS_GROUP_INDEX, labels.LWS_WORKER_INDEX),
@@ -64,6 +67,20 @@ def host_pods(entries: Iterable[Entry]) -> dict[str, HostPod]:
     return pods
 
 
+def head_nodes(entries: Iterable[Entry]) -> frozenset[str]:
+    """Nodes where the head pod's containers logged and no TPU host did: a peer lost there
+    is the head's services (RM, compilation service), not a TPU worker."""
+    heads: set[str] = set()
+    hosts: set[str] = set()
+    for entry in entries:
+        node, container = node_of(entry), container_of(entry)
+        if node and container in HOST_CONTAINERS:
+            hosts.add(node)
+        elif node and container in HEAD_CONTAINERS:
+            heads.add(node)
+    return frozenset(heads - hosts)
+
+
 def _host_of(item: Evidence, pods: dict[str, HostPod]) -> HostPod | None:
     """The host pod an item of evidence is about, if any."""
     if item.pod in pods:
@@ -72,6 +89,12 @@ def _host_of(item: Evidence, pods: dict[str, HostPod]) -> HostPod | None:
         return None
     on_node = [p for p in pods.values() if p.node == item.node and p.first_ns <= item.time_ns]
     return max(on_node, key=lambda p: p.first_ns) if on_node else None
+
+
+def _follows_the_client(item: Evidence) -> bool:
+    """A worker's line saying the JAX client died: the host only followed the client."""
+    rule = symptom_of(item.entry) if item.symptom else None
+    return rule is not None and rule.look is CLIENT_LOGS
 
 
 def failing_hosts(
@@ -85,6 +108,7 @@ def failing_hosts(
             host
             and item.source != "pod-event"
             and TEARDOWN not in item.message
+            and not _follows_the_client(item)
             and host.pod not in firsts
         ):
             firsts[host.pod] = (item.time_ns, item.entry)

@@ -2,7 +2,10 @@
 
 1. Only evidence from the workload's pods and the nodes that hosted them counts.
 2. The earliest real error wins, across containers, nodes and infrastructure.
-3. Known downstream symptoms never win while an earlier cause exists.
+3. Known downstream symptoms never win while an earlier cause exists; with
+   only symptoms, the earliest is named (and flagged downstream-only).
+   Incidental failures (a missing bucket, a Logging permission) win only
+   when nothing else was found.
 4. A node-level event (kernel OOM kill, interruption) stands for anything up to
    NODE_EVENT_TOLERANCE_NS before its whole-second timestamp, so it beats the
    container errors it caused; a precisely timed line about the same node
@@ -58,12 +61,17 @@ def _refine(cause: Evidence, candidates: Sequence[Evidence]) -> Evidence:
 
 
 def root_of(evidence: Sequence[Evidence]) -> Evidence | None:
-    """The cause among the evidence: the earliest non-symptom, else the earliest symptom."""
-    causes = sorted((e for e in evidence if not e.symptom), key=Evidence.order)
+    """The cause among the evidence: the earliest decisive item, else the earliest
+    symptom (a preamble only when no other symptom exists), else the earliest incidental
+    failure."""
+    causes = sorted((e for e in evidence if e.decisive), key=Evidence.order)
     if causes:
         return _refine(causes[0], causes)
-    symptoms = sorted(evidence, key=Evidence.order)
-    return symptoms[0] if symptoms else None
+    symptoms = [e for e in evidence if e.symptom]
+    for group in ([e for e in symptoms if not e.preamble], symptoms, evidence):
+        if group:
+            return min(group, key=Evidence.order)
+    return None
 
 
 def _attempt_of(item: Evidence, starts: list[tuple[int, str]]) -> str | None:
@@ -97,8 +105,8 @@ def split_failures(evidence: Sequence[Evidence], recoveries: Sequence[int] = ())
     for (attempt, _), items in sorted(
         groups.items(), key=lambda pair: min(pair[1], key=Evidence.order).order()
     ):
-        if failures and all(item.symptom for item in items):
-            # Only symptoms: the tail of the failure before it (a restart still settling).
+        if failures and not any(item.decisive for item in items):
+            # No cause of its own: the tail of the failure before it (a restart still settling).
             previous = failures.pop()
             items, attempt = previous.evidence + items, previous.attempt
         cause = root_of(items)

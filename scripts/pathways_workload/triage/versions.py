@@ -16,7 +16,6 @@ IMAGE_KINDS = (
     ("proxy", "proxy_server"),
     ("server", "/server"),
 )
-VERSION_TERMS = ("cloud-pathways/", "Build label", "jax==", "jax version", "jaxlib")
 _IMAGE_RE = re.compile(r"([\w.-]+(?:/[\w.-]+)*/cloud-pathways/[\w.-]+):([\w.-]+)")
 _TAG_JAX_RE = re.compile(r"jax[_-](\d+(?:\.\d+){2,3})")
 _BUILD_RE = re.compile(r"Build label:\s*(\S+)")

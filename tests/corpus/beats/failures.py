@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tests.corpus.clock import MS, US
+from tests.corpus.clock import MS, NS, US, fmt_ts
 from tests.corpus.expect import host_ref
 from tests.corpus.incident import Incident
 from tests.corpus.model import RM, WORKER, Node, Pod, Run
@@ -27,11 +27,18 @@ SIGABRT = Line(
     planted=True,
 )
 CHECK_TRACE = Line("*** Check failure stack trace: ***", form="plain", planted=True)
-DCN_GUESS = (
-    "peer lines: text after `DEADLINE_EXCEEDED: lost connection to peer` and after `DATA_LOSS: "
-    "Pipe from scheduler to aggregator`"
+DCN_GUESS = "peer lines: text after `DATA_LOSS: Pipe from scheduler to aggregator`"
+LOST_GUESS = (
+    "workers (not only the client) logging the lost-peer text, and the file and line they log "
+    "it from"
 )
-LOST = "DEADLINE_EXCEEDED: lost connection to peer {peer} (slice {slice} host {host})"
+# The lost-peer text of real Pathways runs: the peer and the reporter are GKE nodes in URLs.
+LOST = (
+    "DEADLINE_EXCEEDED: lost connection to peer at http://machine/{node}/events#srcs="
+    "borg%2Bcoroner since {ago}s ago; this usually means that the peer has unexpectedly gone "
+    "away (peer stopped sending messages since {since}; timeout is 10s and the current machine "
+    "is http://machine/{me}/events#srcs=borg%2Bcoroner)"
+)
 
 
 def peer_line(text: str, guess: str = DCN_GUESS) -> Line:
@@ -43,8 +50,7 @@ PEER_CLOSED = peer_line(
     "UNAVAILABLE: Socket closed by peer {peer} during a collective (slice {slice} host {host})",
     PEER_GUESS,
 )
-PEER_LOST = peer_line(LOST)
-PEER_LOST_RECEIVING = peer_line(LOST + " while receiving collective chunk")
+PEER_LOST = peer_line(LOST, LOST_GUESS)
 PIPE_CLOSED_RUNNING = peer_line(
     "DATA_LOSS: Pipe from scheduler to aggregator closed while a program was running on slice "
     "{slice}"
@@ -98,6 +104,17 @@ CLIENT_LOST_PEER = traceback_line(
 )
 
 
+def lost_peer(inc: Incident, dead: Node, reporter: Node, at: int) -> dict[str, object]:
+    """The fields of a lost-peer line that `reporter` logs at `at` about `dead`'s node."""
+    ago = 10 + inc.between(0.5, 1.0) / NS
+    return {
+        "node": dead.name,
+        "me": reporter.name,
+        "ago": f"{ago:.8f}",
+        "since": fmt_ts(at - int(ago * NS)),
+    }
+
+
 def check_failure(
     inc: Incident, pod: Pod, container: str, at: int, line: Line, *, trace_us: int, **fields: object
 ) -> Entry:
@@ -140,7 +157,8 @@ def peer_cascade(
     inc.shuffle(pods)
     for pod in pods:
         row = rows[0] if pod.slice == dead.slice else rows[1]
-        entry = inc.log(pod, WORKER, at, row, **place)
+        lost = lost_peer(inc, dead.node, pod.node, at) if row is PEER_LOST else {}
+        entry = inc.log(pod, WORKER, at, row, **place, **lost)
         hosts.append(host_ref(pod, entry))
         entries.append(entry)
         at += inc.between(0.002, 0.02)
@@ -154,13 +172,15 @@ def peers_one_by_one(
     worker, one after another in random order. Returns the failing hosts and their lines."""
     place = {"peer": f"{dead.node.name}:8471", "slice": dead.slice, "host": dead.host}
     at += 40 * MS + inc.between(0.0, 0.0009)
-    lines = [inc.log(first, WORKER, at, PEER_LOST_RECEIVING, **place)]
+    lost = lost_peer(inc, dead.node, first.node, at)
+    lines = [inc.log(first, WORKER, at, PEER_LOST, **place, **lost)]
     others = [pod for pod in run.flat_workers() if pod not in (dead, first)]
     inc.shuffle(others)
     for pod in others:
         at += inc.between(0.002, 0.012)
         row = PIPE_CLOSED_RUNNING if pod.slice == dead.slice else PEER_LOST
-        lines.append(inc.log(pod, WORKER, at, row, **place))
+        lost = lost_peer(inc, dead.node, pod.node, at) if row is PEER_LOST else {}
+        lines.append(inc.log(pod, WORKER, at, row, **place, **lost))
     pods = [first, *others]
     return [host_ref(pod, line) for pod, line in zip(pods, lines)], lines
 

@@ -10,7 +10,7 @@ from tests.corpus.wording import Line
 from tests.logentry import Entry
 
 DIGEST = Line(
-    "HANG_DETECTED: Megascale detects a hang that is likely caused by bad TPU chips on the "
+    "Megascale detects a hang that is likely caused by bad TPU chips on the "
     "following hosts. Please remove the hosts from the fleet and restart the workload. If problem "
     "persists please contact Megascale XLA team.\n"
     "  The host that have bad TPUs are: {node}\n"
@@ -23,8 +23,8 @@ DIGEST = Line(
     letter="E",
     form="raw",
     planted=True,
-    guess="the line carrying `HANG_DETECTED` and the digest layout (raw multi-line glog on "
-    "stderr, hence severity ERROR)",
+    guess="the digest layout after its first line (raw multi-line glog on stderr, hence "
+    "severity ERROR)",
 )
 ABORTING = Line(
     "Aborting the coordinator after collecting errors from all workers as "
@@ -54,7 +54,7 @@ CLIENT_ABORTED = traceback_line(
 def hang_detected(
     inc: Incident, run: Run, coordinator: Pod, hung: Pod, at: int
 ) -> tuple[Entry, Entry, Entry]:
-    """The coordinator's worker logs HANG_DETECTED naming the hung host's node and aborts;
+    """The coordinator's worker logs the hang digest naming the hung host's node and aborts;
     the other workers and the client follow.
 
     Returns the digest, the abort line and the client's traceback."""

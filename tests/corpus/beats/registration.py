@@ -14,8 +14,8 @@ MISMATCH = (
     "FAILED_PRECONDITION: The newly added instance does not match with the expected instances"
 )
 REJECTED_GUESS = (
-    "suffix `(worker ..., slice N)` after the FAILED_PRECONDITION message; the worker's "
-    "`Registration with resource manager failed` line"
+    "the file and line of the RM's FAILED_PRECONDITION line; the worker's `Registration with "
+    "resource manager failed` line"
 )
 TOPOLOGY_GUESS = (
     "the text format of the `expected topology` / `Newly added slice topology` protos (raw "
@@ -33,7 +33,7 @@ ADDED_TOPOLOGY = Line(
     TOPOLOGY, ("resource_manager.cc", 656), form="raw", planted=True, guess=TOPOLOGY_GUESS
 )
 RM_REJECTS = Line(
-    MISMATCH + " (worker {node}:29005, slice {slice})",
+    MISMATCH + "; this is currently not allowed. for job {job}",
     ("resource_manager.cc", 671),
     letter="E",
     planted=True,
@@ -87,8 +87,7 @@ def rejected(
         hosts = len(run.workers[0])
         added = {"label": "Newly added slice topology:", "x": hosts // 2, "hosts": hosts}
         inc.log(run.head, RM, at + 150 * US, ADDED_TOPOLOGY, **added)
-        place = {"node": pod.node.name, "slice": pod.slice}
-        rejections.append(inc.log(run.head, RM, at + 400 * US, RM_REJECTS, **place))
+        rejections.append(inc.log(run.head, RM, at + 400 * US, RM_REJECTS, job=1))
         failure = inc.log(pod, WORKER, at + inc.between(0.003, 0.008), WORKER_REJECTED)
         failures.setdefault(pod.name, failure)
     return rejections[0], failures

@@ -58,8 +58,9 @@ SIDECAR_LISTENING = Line(
     "`colocated-python-sidecar`)",
 )
 SESSION_ACCEPTED = Line(
-    "Accepted IFRT proxy session 1 from ipv4:{ip}:{port}",
-    ("grpc_server.cc", 211),
+    "Starting new IFRT session 1 for peer 'ipv4:{ip}:{port}' with metadata=version {{ "
+    "protocol_version: 14 }}",
+    ("grpc_service_impl.cc", 120),
     guess=PROXY_GUESS,
 )
 XPK_START = Line("XPK Start: {date}", form="plain", stream="stdout")

@@ -61,9 +61,10 @@ def chip_halts(
     rm = inc.log(run.head, RM, at + inc.between(0.4, 0.8), beats.WORKER_DISCONNECTED, **place)
     client_at = at + inc.between(0.9, 1.4)
     peer = f"{dead.node.name}:8471"
-    client = beats.client_traceback(
-        inc, run, client_at, beats.CLIENT_PEER_LOST, peer=peer, **place
-    )[0]
+    lost = beats.lost_peer(inc, dead.node, run.head.node, client_at)
+    client = beats.client_traceback(inc, run, client_at, beats.CLIENT_PEER_LOST, peer=peer, **lost)[
+        0
+    ]
     beats.finish_exit(inc, run, client_at + inc.between(1.5, 3.0))
     return crash, [host_ref(dead, crash), *hosts], lines, rm, client
 

@@ -13,13 +13,14 @@ STORY = Story(
     slug="megascale-hang-detected",
     seed=1414,
     start="2026-11-24T20:00:00Z",
-    title="Megascale HANG_DETECTED names a host with bad TPU chips",
+    title="Megascale's hang detector names a host with bad TPU chips",
     scenario=14,
     layout="xpk",
     summary=(
         "Slice 1 host 1 stops making progress (its worker's lines stop, the client's steps stop); "
-        "about 5.5 minutes later the Megascale coordinator on worker 0-0 logs HANG_DETECTED with "
-        "a digest naming that host's node, aborts (CRITICAL), the other workers and the client "
+        "about 5.5 minutes later the Megascale coordinator on worker 0-0 logs its hang digest "
+        "(Megascale detects a hang ...) naming that host's node, aborts (CRITICAL), the other "
+        "workers and the client "
         "follow, and the JobSet restarts. The hung worker ignores SIGTERM and is killed after the "
         "grace period (exit code 137 without any OOM)."
     ),
@@ -50,7 +51,7 @@ def build() -> Incident:
     plan = beats.Training(step0=beats.next_step(steps), step_time=11.0)
     beats.restart_and_run(inc, run, stop + inc.between(40, 60), plan)
     beats.node_noise(inc)
-    root = ref(inc, digest, "HANG_DETECTED", scenario=14, source="container")
+    root = ref(inc, digest, "Megascale detects a hang", scenario=14, source="container")
     named = f"The host that have bad TPUs are: {hung.node.name}"
     return finish(
         inc,
@@ -63,7 +64,7 @@ def build() -> Incident:
         failing_hosts=[host_ref(hung, quiet), host_ref(coordinator, digest)],
         hang=quiet_first(hung, WORKER, quiet),
         method=[
-            act("workers", contains=["HANG_DETECTED", named]),
+            act("workers", contains=["Megascale detects a hang", named]),
             errors_act(contains=["Aborting the coordinator"]),
             act("user-workload", contains=[f"completed step: {steps[-1][1]},"]),
         ],

@@ -72,7 +72,6 @@ HBM_EXHAUSTED = beats.traceback_line(
     beats.TRAIN_FRAMES[2:4],
     "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting "
     "to allocate 6.00G. That was not possible. There are 3.12G free.; (0x0x0_HBM0)",
-    guess="the HBM RESOURCE_EXHAUSTED message details",
 )
 
 
@@ -121,7 +120,7 @@ def build() -> Incident:
     check = "Check failed: dma_status.ok()"
     crash = ref(inc, first.line, check, scenario=8, source="container", restart_attempt="0")
     text = "RESOURCE_EXHAUSTED: Error allocating device buffer"
-    root = ref(inc, oom, text, scenario=None, source="container", restart_attempt="1")
+    root = ref(inc, oom, text, scenario=22, source="container", restart_attempt="1")
     lost = "lost connection to peer"
     peer = lost if lost in message_of(first.peer) else "Pipe from scheduler to aggregator"
     return finish(

@@ -1,0 +1,80 @@
+"""Real lines, each through the crash sweep, the known-failure match and the symptom rules.
+
+Only lines seen in public sources take part (guesses are left out). What each
+must give is written down here from what the line is, per table it comes from.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pathways_workload import examples, scenarios, terms
+from pathways_workload.examples import Example
+from pathways_workload.triage.evidence import BENIGN, SYMPTOMS, classify, symptom_of
+from tests.example_entries import entry_of
+from tests.test_examples import fetched_by
+
+# Known failures whose lines are reports from the survivors: the client's view of a proxy
+# that went away, a peer that vanished (also the head's services), the signal Kubernetes sent.
+DOWNSTREAM = {"sigterm", "proxy-connection-terminated", "lost-peer", "compilation-service-crash"}
+# Event reasons that are downstream whatever the failure they belong to.
+DOWNSTREAM_EVENTS = {"FailedScheduling"}
+# A transfer stall is no crash: triage and the proxy and workers actions read it, not the sweep.
+NOT_CRASHES = {"transfer-stall"}
+
+REAL_FAILURE_LINES = [
+    (scenario, example)
+    for scenario in scenarios.SCENARIOS
+    for example in scenario.examples
+    if not example.guessed
+]
+REAL_SYMPTOMS = [example for rule in SYMPTOMS for example in rule.examples if not example.guessed]
+REAL_BENIGN = [example for example in BENIGN if not example.guessed]
+REAL_CRASH_LINES = [t.example for t in terms.CRASH_CATALOGUE if not t.example.guessed]
+
+
+def _role(scenario: scenarios.Scenario, example: Example) -> str:
+    if scenario.slug in DOWNSTREAM or example.reason in DOWNSTREAM_EVENTS:
+        return "symptom"
+    return "incidental" if scenario.incidental else "cause"
+
+
+@pytest.mark.parametrize(
+    ("scenario", "example"),
+    REAL_FAILURE_LINES,
+    ids=[f"{s.slug}:{e.line[:40]}" for s, e in REAL_FAILURE_LINES],
+)
+def test_a_real_failure_line_is_swept_matched_and_weighed(
+    scenario: scenarios.Scenario, example: Example
+) -> None:
+    entry = entry_of(example)
+    if example.container not in examples.KINDS and scenario.slug not in NOT_CRASHES:
+        assert fetched_by("errors", entry), "the crash sweep misses it"
+    assert fetched_by("triage", entry), "triage misses it"
+    assert scenarios.match(entry) is scenario
+    item = classify(entry)
+    assert item is not None
+    role = "symptom" if item.symptom else ("cause" if item.decisive else "incidental")
+    assert role == _role(scenario, example)
+
+
+@pytest.mark.parametrize("example", REAL_CRASH_LINES, ids=[e.line[:50] for e in REAL_CRASH_LINES])
+def test_the_crash_sweep_finds_every_real_crash_line(example: Example) -> None:
+    assert fetched_by("errors", entry_of(example))
+
+
+@pytest.mark.parametrize("example", REAL_SYMPTOMS, ids=[e.line[:50] for e in REAL_SYMPTOMS])
+def test_a_real_downstream_line_is_a_symptom_never_a_cause(example: Example) -> None:
+    entry = entry_of(example)
+    assert symptom_of(entry) is not None
+    item = classify(entry)
+    assert item is None or (item.symptom and not item.decisive)
+
+
+@pytest.mark.parametrize("example", REAL_BENIGN, ids=[e.line[:50] for e in REAL_BENIGN])
+def test_a_real_routine_line_is_no_evidence(example: Example) -> None:
+    entry = entry_of(example)
+    assert classify(entry) is None
+    assert symptom_of(entry) is None
+    matched = scenarios.match(entry)
+    assert matched is None or matched.slug == "elastic-recovery", matched
