@@ -120,6 +120,28 @@ def scheduled_event(
     )
 
 
+def pulled_event(
+    image: str, container: str, pod: str, jobset: str = "llama-train"
+) -> dict[str, Any]:
+    """The kubelet's Pulled event for one container of a JobSet pod."""
+    event = logentry.core_event(
+        "Pulled",
+        f'Successfully pulled image "{image}" in 12.1s (12.1s including waiting).',
+        involved=logentry.involved_object(
+            "Pod", pod, namespace="default", field_path=f"spec.containers{{{container}}}"
+        ),
+        source={"component": "kubelet"},
+        last_timestamp="2026-10-22T11:00:20Z",
+    )
+    return logentry.event_entry(
+        event,
+        resource=logentry.pod_resource(DEMO, "default", pod),
+        timestamp="2026-10-22T11:00:20Z",
+        insert_id=_insert_id(),
+        labels=owner_labels("JobSet", jobset),
+    )
+
+
 def queries_of(action: Action, request: Request) -> list[Query]:
     """The queries of every stage of an action, for a request that already knows its nodes."""
     request = action.request_for(request)

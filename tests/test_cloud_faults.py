@@ -314,8 +314,9 @@ def test_a_capped_page_size_with_a_limit_cut_still_says_the_limit_cut_it(
     assert len(out.splitlines()) == 120
     assert fake.list_requests == 3
     assert notes(err) == [
-        "note: --limit=120 cut the output; more entries matched: narrow the window, raise "
-        "--limit, or use --order=desc for the latest"
+        "note: --limit=120 cut the output: more matching lines are not shown; to see the latest "
+        "first use --order=desc, for each pod's first and last line --first_per_pod=1, or raise "
+        "--limit or narrow the window"
     ]
 
 

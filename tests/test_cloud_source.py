@@ -306,8 +306,10 @@ def test_preflight_passes_against_the_cloud(monkeypatch: pytest.MonkeyPatch) -> 
         "2026-10-22T11:02:00.25Z",
         "2026-10-22T11:30:06Z",
     ]
-    assert server.list_requests == 2
-    assert {body["pageSize"] for body in server.bodies} == {1000}
+    # Access and the workload's lines; the head's first lines and one entry of each log kind
+    # (events, node logs, serial console) for the coverage report.
+    assert server.list_requests == 6
+    assert sorted(body["pageSize"] for body in server.bodies) == [1, 1, 1, 1000, 1000, 1000]
 
 
 def test_preflight_fails_when_the_workload_logged_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

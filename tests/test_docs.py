@@ -132,3 +132,7 @@ def test_the_skill_action_table_is_the_registry() -> None:
     rows = re.findall(r"^\| `([a-z-]+)` \| (.+) \|$", (ROOT / "SKILL.md").read_text(), re.M)
     table = {name: text for name, text in rows if name in ACTIONS}
     assert table == {name: action.help for name, action in ACTIONS.items()}
+
+
+def test_the_skill_stays_under_500_lines() -> None:
+    assert len((ROOT / "SKILL.md").read_text().splitlines()) < 500

@@ -180,6 +180,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="lines fetched before grouping (default 1000)",
     )
     _flag(shaping, "format", choices=("text", "json"), default="text", help="text or json")
+    _flag(
+        shaping,
+        "verbose",
+        action="store_true",
+        help="a text triage report shows each check's full command",
+    )
+    _flag(
+        shaping,
+        "commands_out",
+        metavar="PATH",
+        help="write the full commands of a report's checks to this file",
+    )
     source = parser.add_argument_group("source")
     _flag(source, "execute", action="store_true", help="run the queries against Cloud Logging")
     _flag(

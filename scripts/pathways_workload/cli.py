@@ -68,7 +68,8 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
     err.write(window.describe() + "\n")
     issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
     request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
-    return run_action(action, request, source, Output(out, err, args.format == "json"))
+    output = Output(out, err, args.format == "json", args.verbose, args.commands_out)
+    return run_action(action, request, source, output)
 
 
 def main(

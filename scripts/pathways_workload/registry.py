@@ -63,7 +63,10 @@ ACTIONS: dict[str, Action] = {
             "preflight",
             "check log access and that the workload logged in the window "
             "(runs its checks even without --execute)",
-            single(preflight.build_preflight),
+            (
+                *single(preflight.build_preflight),
+                Stage(lambda request, _: preflight.coverage_probes(request), required=False),
+            ),
             preflight.present_preflight,
             runs_without_execute=True,
         ),

@@ -28,6 +28,8 @@ class Output:
     out: TextIO
     err: TextIO
     as_json: bool = False
+    verbose: bool = False
+    commands_out: str | None = None
 
 
 def _project(request: Request) -> str:
@@ -117,7 +119,14 @@ def run_action(action: Action, request: Request, source: Source | None, output: 
     if ran is None:
         return _nothing_to_query(action, output)
     report = action.present(*ran)
-    write_report(report, output.out, output.err, output.as_json)
+    write_report(
+        report,
+        output.out,
+        output.err,
+        output.as_json,
+        verbose=output.verbose,
+        commands_out=output.commands_out,
+    )
     if isinstance(report, TableReport) and report.failed:
         raise CheckFailed(report.failed)
     return 0

@@ -113,8 +113,28 @@ def shape(
             notes.append(f"note: --limit={options.limit} cut the grouped output")
         return Stream([e for g in kept for e in g.entries], kept, notes)
     if len(merged) > options.limit or any(r.truncated for r in results):
-        notes.append(
-            f"note: --limit={options.limit} cut the output; more entries matched: "
-            "narrow the window, raise --limit, or use --order=desc for the latest"
-        )
+        notes.append(_cut_note(len(merged), results, options))
     return Stream(merged[: options.limit], None, notes)
+
+
+def _cut_note(merged: int, results: Sequence[Result], options: Options) -> str:
+    """How many lines --limit left out, and how to see the end of the answer."""
+    counts = [r.matched if r.truncated else len(r.entries) for r in results]
+    known = None if None in counts else sum(c or 0 for c in counts)
+    left = max(0, (known if known is not None else merged) - options.limit)
+    more = f"{left} more"
+    if known is None:  # the queries stopped at the limit: how many more matched is not known
+        more = f"at least {left} more" if left else "more"
+    end, flip = (
+        ("the earliest", "--order=asc")
+        if options.order == "desc"
+        else (
+            "the latest",
+            "--order=desc",
+        )
+    )
+    return (
+        f"note: --limit={options.limit} cut the output: {more} matching lines are not shown; "
+        f"to see {end} first use {flip}, for each pod's first and last line "
+        "--first_per_pod=1, or raise --limit or narrow the window"
+    )

@@ -19,6 +19,7 @@ from pathways_workload.describe import container_of, message, pod_of, without_la
 from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
 
 HEADER = "Traceback (most recent call last):"
+CHAINING = ("During handling of the above exception", "The above exception was the direct cause")
 # How far after its header a traceback's lines are looked for, and how many.
 FOLLOW_NS = 10 * 10**9
 FOLLOW_LINES = 300
@@ -69,7 +70,19 @@ def assemble(header: Entry, candidates: Sequence[Entry]) -> Traceback:
         key=sort_key,
     )[:FOLLOW_LINES]
     exceptions = [entry for entry in lines if is_exception_line(message(entry))]
-    return Traceback(header, tuple(lines), exceptions[-1] if exceptions else None)
+    if not exceptions:
+        return Traceback(header, tuple(lines), None)
+    end = exceptions[-1]
+    ordered = [line for line in lines if line is not end]
+    # The exception ends the traceback wherever its insertId sorted it among equal times.
+    kept = [line for line in ordered if sort_key(line) <= sort_key(end) or _is_frame(line)]
+    return Traceback(header, (*kept, end), end)
+
+
+def _is_frame(entry: Entry) -> bool:
+    """A traceback's own line: a frame, its source, or a chaining line."""
+    line = without_launcher_prefix(message(entry))
+    return line[:1].isspace() or line.startswith(CHAINING) or line.strip() == HEADER
 
 
 def first_headers(entries: Sequence[Entry], most: int) -> list[Entry]:

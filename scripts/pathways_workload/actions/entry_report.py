@@ -15,7 +15,8 @@ from pathways_workload.reports import EntryReport
 from pathways_workload.shaping import shape
 
 EMPTY_HINT = (
-    "an empty result is not a clean result until --action=preflight passes; widen with "
+    "if --action=preflight has not passed for this target and window, run it first: it says "
+    "whether the workload logged at all and which logs are missing; if it passed, widen with "
     "--min_severity=WARNING or --extra_terms"
 )
 

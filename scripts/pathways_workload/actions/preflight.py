@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pathways_workload import selectors
+from pathways_workload import coverage, selectors
+from pathways_workload.actions import probes
 from pathways_workload.actions.common import fetch
 from pathways_workload.actions.tally import count, per_key, time_span
 from pathways_workload.describe import container_of, pod_of
@@ -33,6 +34,12 @@ def build_preflight(request: Request) -> list[Fetch]:
             limit=limit,
         ),
     ]
+
+
+def coverage_probes(request: Request) -> list[Fetch]:
+    """Once access is known: the head's first lines and one entry of each log kind."""
+    kinds = (probes.EVENTS_ANY, probes.NODE_ANY, probes.SERIAL_ANY)
+    return [probes.head_lines_fetch(request), *probes.probe_fetches(request, kinds)]
 
 
 def _container_rows(entries: list[Entry]) -> list[dict[str, Any]]:
@@ -92,6 +99,26 @@ def present_preflight(request: Request, results: Results) -> TableReport:
         "workload_lines": count(workload),
         "containers": rows,
     }
+    found = _coverage(workload.entries, results)
+    data["coverage"] = found
     title = f"log access: OK ({count(access)} container lines in the cluster)\n{status}: {reason}"
+    footer = tuple(f"- GAP: {gap}" for gap in found["gaps"])
     failed = None if passed else f"preflight FAIL: {reason}"
-    return TableReport(data, rows, title, failed=failed)
+    return TableReport(data, rows, title, footer, failed)
+
+
+def _coverage(workload: list[Entry], results: Results) -> dict[str, Any]:
+    """What the logs hold: each component, each log kind, and the gaps."""
+    lines = workload + results.entries(probes.HEAD_LINES)
+    report = {
+        "components": coverage.components(lines, 0),
+        "kinds": coverage.kinds(
+            {
+                "Kubernetes events": bool(results.entries(probes.EVENTS_ANY)),
+                "node logs": bool(results.entries(probes.NODE_ANY)),
+                "serial console": bool(results.entries(probes.SERIAL_ANY)),
+            },
+            bool(workload),
+        ),
+    }
+    return {**report, "gaps": coverage.gaps(report)}

@@ -1,4 +1,11 @@
-"""The triage report as short Markdown."""
+"""The triage report as short Markdown, meant to fit on a screen.
+
+In order: the root cause, its evidence, its known failure class with cause
+and fix, the symptoms grouped, the hosts (where the failure began, then how
+many were affected downstream), what the logs hold (coverage), the versions,
+and the checks, one line each. With `verbose`, each check's command follows
+it; the JSON report always has them.
+"""
 
 from __future__ import annotations
 
@@ -9,16 +16,27 @@ from tabulate import tabulate
 from pathways_workload.render.entries import entry_line
 from pathways_workload.tracebacks import headline
 
+# Rows of a table shown before "and N more" (the JSON report has them all).
+MOST_ROWS = 8
+MOST_EVIDENCE_LINES = 12
+
 
 def _first_line(text: str | None) -> str:
     return headline(text) if text else ""
 
 
+def _cut(text: str, width: int = 160) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _failure_lines(failure: dict[str, Any]) -> list[str]:
+    where = failure["where"] + (f", host {failure['host']}" if failure.get("host") else "")
     lines = [
-        f"- **{failure['timestamp']}** {failure['where']} (node {failure['node'] or '?'}, "
-        f"{failure['source']}): {_first_line(failure['message'])}"
+        f"- **{failure['timestamp']}** {where} (node {failure['node'] or '?'}, "
+        f"{failure['source']}): {_cut(_first_line(failure['message']))}"
     ]
+    if failure.get("due_at"):
+        lines.append(f"- Went quiet: its next line was due at {failure['due_at']}")
     if failure["downstream_only"]:
         actions = ", ".join(f"`{action}`" for action in failure["read_next"])
         lines.append(
@@ -32,83 +50,148 @@ def _failure_lines(failure: dict[str, Any]) -> list[str]:
         )
         lines.append(f"- Cause: {failure['cause']}")
         lines.append(f"- Fix: {failure['fix']} (references/special-scenarios.md)")
+    elif not failure["downstream_only"]:
+        lines.append("- No known failure matches this line: read its container around it")
     return lines
+
+
+def _evidence(root: dict[str, Any]) -> list[str]:
+    if root.get("traceback"):
+        lines = root["traceback"]
+    else:
+        lines = [entry_line(entry) for entry in root["evidence"]]
+    shown = lines[-MOST_EVIDENCE_LINES:] if root.get("traceback") else lines
+    return ["", "Evidence:", "```", *(_cut(line, 200) for line in shown), "```"]
 
 
 def _root_cause(report: dict[str, Any]) -> list[str]:
     root = report["root_cause"]
-    if root is None:
-        text = ["No error and no hang found. Last line of each container:"]
-        text += [
-            f"- {r['timestamp']} {r['where']}: {_first_line(r['message'])}"
-            for r in report["last_lines"]
-        ]
-        return text + ["", "Next, look closer with:"] + [f"- `{step}`" for step in report["next"]]
-    text = [*_failure_lines(root), "", "Evidence:", "```"]
-    return text + [entry_line(entry) for entry in root["evidence"]] + ["```"]
+    if root is not None:
+        return [*_failure_lines(root), *_evidence(root)]
+    last = report["last_lines"]
+    text = [f"No error and no hang found. Last line of {len(last)} containers (latest first):"]
+    latest = sorted(last, key=lambda row: str(row["timestamp"]), reverse=True)
+    text += [
+        f"- {row['timestamp']} {row['where']}: {_cut(_first_line(row['message']))}"
+        for row in latest[:MOST_ROWS]
+    ]
+    return text + ([f"- … and {len(last) - MOST_ROWS} more"] if len(last) > MOST_ROWS else [])
 
 
-def _failures_and_symptoms(report: dict[str, Any]) -> list[str]:
-    text = []
-    if len(report["failures"]) > 1:
-        text += ["", f"## {len(report['failures'])} failures in the window"]
-        for failure in report["failures"]:
-            text += _failure_lines(failure)
-    if report["symptoms"]:
-        text += ["", "## Symptoms (downstream of the root cause)"]
-        text += [
-            f"- {s['timestamp']} {s['where']}: {s['message'].splitlines()[0]}"
-            for s in report["symptoms"][:20]
-        ]
+def _failures(report: dict[str, Any]) -> list[str]:
+    if len(report["failures"]) < 2:
+        return []
+    text = ["", f"## {len(report['failures'])} failures in the window"]
+    for failure in report["failures"]:
+        attempt = failure.get("restart_attempt")
+        text.append(
+            f"- {failure['timestamp']}"
+            + (f" (restart attempt {attempt})" if attempt is not None else "")
+            + f" {failure['where']}: {_cut(_first_line(failure['message']), 120)}"
+        )
+    return text
+
+
+def _symptoms(report: dict[str, Any]) -> list[str]:
+    groups = report["symptom_groups"]
+    if not groups:
+        return []
+    text = ["", "## Symptoms (downstream of the root cause)"]
+    for group in groups[:MOST_ROWS]:
+        pods = f" from {group['pods']} pods" if group["pods"] > 1 else ""
+        text.append(
+            f"- {group['count']}× {group['component']}{pods}, {group['first']} .. "
+            f"{group['last']}: {_cut(group['example'], 120)}"
+        )
+    if len(groups) > MOST_ROWS:
+        text.append(f"- … and {len(groups) - MOST_ROWS} more kinds")
     return text
 
 
 def _hosts(report: dict[str, Any]) -> list[str]:
-    if not report["failing_hosts"]:
+    hosts = report["failing_hosts"]
+    if not hosts:
         return []
-    return [
-        "",
-        "## Failing hosts",
-        "",
-        tabulate(report["failing_hosts"], headers="keys"),
+    origin = [row for row in hosts if not row["downstream"]] or hosts[:1]
+    columns = ("pod", "slice", "host", "first_error_time", "first_error")
+    rows = [{key: _cut(str(row[key]), 80) for key in columns} for row in origin[:MOST_ROWS]]
+    text = ["", "## Hosts", "", "Where the failure began:", "", tabulate(rows, headers="keys")]
+    if len(origin) > MOST_ROWS:
+        text.append(f"… and {len(origin) - MOST_ROWS} more")
+    downstream = len(hosts) - len(origin)
+    slices = sorted({row["slice"] for row in hosts if row["downstream"]}, key=str)
+    text += [
         "",
         f"Failed first: {report['lead_host']['pod']}; lowest index: "
-        f"{report['lowest_indexed_host']['pod']}",
+        f"{report['lowest_indexed_host']['pod']}; affected downstream: {downstream} hosts"
+        + (f" in {len(slices)} slices" if downstream else ""),
     ]
-
-
-def _versions(versions: dict[str, Any]) -> list[str]:
-    text = ["", "## Versions"]
-    text += [
-        f"- {name}: {versions[name] or 'not seen'}"
-        for name in ("server", "proxy", "sidecar", "jax")
-    ]
-    text += [f"- MISMATCH: {problem}" for problem in versions["mismatches"]]
-    return text + [f"- UNSUPPORTED: {problem}" for problem in versions["unsupported"]]
-
-
-def _checks(checks: list[dict[str, Any]]) -> list[str]:
-    text = ["", "## Checks run"]
-    for check in checks:
-        text += [
-            f"- {check['purpose']}: {check['count']} entries ({check['status']})",
-            "```bash",
-            check["command"],
-            "```",
-        ]
+    if report.get("failing_hosts_missing"):
+        text.append(f"Incomplete: {report['failing_hosts_missing']}")
     return text
 
 
-def write_triage(report: dict[str, Any], out: TextIO) -> None:
+def _coverage(coverage: dict[str, Any]) -> list[str]:
+    rows = [
+        {
+            "component": row["component"],
+            "pods": row["pods"],
+            "lines read": row["lines_read"],
+            "first": row["first"] or "-",
+            "last": row["last"] or "-",
+        }
+        for row in coverage["components"]
+    ]
+    kinds = ", ".join(
+        f"{row['kind']} {'yes' if row['seen'] else ('NO' if row['gap'] else 'none')}"
+        for row in coverage["kinds"]
+    )
+    text = ["", "## What the logs hold", "", tabulate(rows, headers="keys"), "", kinds]
+    return text + [f"- GAP: {gap}" for gap in coverage["gaps"]]
+
+
+def _versions(versions: dict[str, Any]) -> list[str]:
+    found = ", ".join(
+        f"{name} {versions[name] or 'not seen'}" for name in ("server", "proxy", "sidecar", "jax")
+    )
+    text = ["", "## Versions", f"- {found}"]
+    text += [f"- MISMATCH: {problem}" for problem in versions["mismatches"]]
+    return text + [f"- UNKNOWN VERSION: {problem}" for problem in versions["unknown_versions"]]
+
+
+def _checks(report: dict[str, Any], verbose: bool) -> list[str]:
+    text = ["", f"## Checks run ({report['requests']} requests)"]
+    for check in report["checks"]:
+        text.append(
+            f"- {check['purpose']}: {check['count']} entries, {check['requests']} req. "
+            f"({check['status']})"
+        )
+        if verbose:
+            text += ["```bash", check["command"], "```"]
+    if not verbose:
+        text.append("(the commands: --verbose, --commands_out=FILE, or --format=json)")
+    return text
+
+
+def _next(report: dict[str, Any]) -> list[str]:
+    if not report.get("next"):
+        return []
+    return ["", "## Next, look closer with", *(f"- `{step}`" for step in report["next"])]
+
+
+def write_triage(report: dict[str, Any], out: TextIO, verbose: bool = False) -> None:
     text = [
         f"# Triage of {', '.join(report['workload'])}",
         f"Window {report['window']['start']} .. {report['window']['end']}",
         "",
         "## Root cause",
         *_root_cause(report),
-        *_failures_and_symptoms(report),
+        *_failures(report),
+        *_symptoms(report),
         *_hosts(report),
+        *_coverage(report["coverage"]),
         *_versions(report["versions"]),
-        *_checks(report["checks"]),
+        *_next(report),
+        *_checks(report, verbose),
     ]
     out.write("\n".join(text) + "\n")

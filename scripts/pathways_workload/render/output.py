@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import TextIO
+from typing import Any, TextIO
 
+from pathways_workload.errors import OutputError
 from pathways_workload.render.entries import write_stream
 from pathways_workload.render.markdown import write_triage
 from pathways_workload.render.tables import write_table
@@ -23,8 +24,36 @@ def _write_entries(report: EntryReport, out: TextIO, err: TextIO, as_json: bool)
         err.write(f"{len(stream.entries)} entries\n")
 
 
-def write_report(report: Report, out: TextIO, err: TextIO, as_json: bool) -> None:
-    """Entries as lines or JSON Lines; a table or triage as text, or one JSON object."""
+def write_commands_file(path: str, checks: list[dict[str, Any]]) -> None:
+    """Every check's command, for a person to rerun, in a file of its own."""
+    text = "".join(
+        f"# {check['purpose']} ({check['count']} entries, {check['status']})\n"
+        f"{check['command']}\n\n"
+        for check in checks
+    )
+    try:
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(text)
+    except OSError as error:
+        raise OutputError(f"--commands_out={path}: cannot write it ({error.strerror})") from None
+
+
+def write_report(
+    report: Report,
+    out: TextIO,
+    err: TextIO,
+    as_json: bool,
+    *,
+    verbose: bool = False,
+    commands_out: str | None = None,
+) -> None:
+    """Entries as lines or JSON Lines; a table or triage as text, or one JSON object.
+
+    `verbose` shows each check's command in a text triage report; `commands_out`
+    writes the commands of a report's checks to that file.
+    """
+    if commands_out is not None and not isinstance(report, EntryReport):
+        write_commands_file(commands_out, report.data.get("checks", []))
     if isinstance(report, EntryReport):
         _write_entries(report, out, err, as_json)
     elif as_json:
@@ -32,4 +61,4 @@ def write_report(report: Report, out: TextIO, err: TextIO, as_json: bool) -> Non
     elif isinstance(report, TableReport):
         write_table(report, out)
     elif isinstance(report, TriageReport):
-        write_triage(report.data, out)
+        write_triage(report.data, out, verbose)

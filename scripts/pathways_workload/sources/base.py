@@ -36,7 +36,8 @@ class Result:
     """The entries a fetch returned, in its order, and whether more matched.
 
     `answered`: the entries answer the fetch's `until` question, so more
-    matches, if `truncated` says there are some, are not needed.
+    matches, if `truncated` says there are some, are not needed. `matched`: how
+    many entries matched in all, when the source knows (offline it does).
     """
 
     fetch: Fetch
@@ -44,6 +45,7 @@ class Result:
     truncated: bool = False
     requests: int = 0
     answered: bool = False
+    matched: int | None = None
 
 
 class Source(Protocol):

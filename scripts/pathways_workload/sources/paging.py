@@ -27,4 +27,4 @@ def as_paged(fetch: Fetch, entries: list[Entry], matched: int) -> Result:
                 kept = kept[: page * PAGE_SIZE]
                 break
     answered = fetch.until is not None and fetch.until(kept)
-    return Result(fetch, kept, matched > len(kept), pages_needed(len(kept)), answered)
+    return Result(fetch, kept, matched > len(kept), pages_needed(len(kept)), answered, matched)

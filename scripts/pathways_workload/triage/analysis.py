@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pathways_workload import scenarios
+from pathways_workload import coverage, scenarios
 from pathways_workload.describe import container_of, entry_labels, message, node_of, pod_of, where
 from pathways_workload.node_discovery import nodes_from
 from pathways_workload.query import Request
@@ -24,6 +24,7 @@ from pathways_workload.triage.evidence import (
     with_tracebacks,
 )
 from pathways_workload.triage.fetches import PROGRESS_TERM
+from pathways_workload.triage.grouping import symptom_groups
 from pathways_workload.triage.hosts import (
     HOST_CONTAINERS,
     failing_hosts,
@@ -52,15 +53,30 @@ def _brief(entry: Entry) -> dict[str, Any]:
     }
 
 
+# How close in time a line must be to the cause to count as the cause's own evidence.
+OWN_EVIDENCE_NS = 30 * 10**9
+
+
+def _own(item: Evidence, cause: Evidence) -> bool:
+    """Evidence from the cause's own pod and container (or node), in the seconds around it."""
+    near = abs(item.time_ns - cause.time_ns) <= OWN_EVIDENCE_NS
+    if cause.pod is not None:
+        return near and (item.pod, item.container) == (cause.pod, cause.container)
+    return near and item.node is not None and item.node == cause.node
+
+
 def _scenario_of(failure: rules.Failure) -> scenarios.Scenario | None:
-    """The cause's own scenario; else the teardown scenario when an interruption sent the
-    signal; else the first scenario among the failure's other evidence (never the teardown
-    there: a SIGTERM after another failure is only the JobSet tearing down)."""
+    """The scenario of the cause line, else of its own evidence; never a symptom's elsewhere.
+
+    A hang is the hang scenario. An interruption that sent SIGTERMs is the teardown
+    scenario; otherwise a SIGTERM is only the JobSet tearing down, never the label.
+    """
     if failure.hang:
         return scenarios.HANG
     if failure.cause.scenario is not None:
         return failure.cause.scenario
-    found = [item.scenario for item in failure.evidence if item.scenario is not None]
+    own = [item.scenario for item in failure.evidence if _own(item, failure.cause)]
+    found = [scenario for scenario in own if scenario is not None]
     if failure.cause.source == "audit" and any(s.teardown for s in found):
         return scenarios.TEARDOWN
     return next((s for s in found if not s.teardown), None)
@@ -219,15 +235,41 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     hosts = _hosts(found, failures, chosen)
     latest = rules.last_lines(TriageResults.entries(found.latest))
     head = head_nodes(_container_lines(found))
+    symptoms = chosen.symptoms if chosen else []
     return {
         "root_cause": describe_failure(chosen, head) if chosen else None,
         "failures": [describe_failure(f, head) for f in failures],
-        "symptoms": [_brief(s.entry) for s in chosen.symptoms] if chosen else [],
+        "symptoms": [_brief(s.entry) for s in symptoms],
+        "symptom_groups": symptom_groups(symptoms),
         "failing_hosts": hosts,
+        "origin_hosts": [row["pod"] for row in hosts if not row["downstream"]],
         "failing_hosts_missing": crash_coverage(found),
         "lead_host": hosts[0] if hosts else None,
         "lowest_indexed_host": lowest_indexed(hosts),
         "workload_nodes": sorted(nodes),
         "versions": versions.collect(e for r in found.every() for e in r.entries),
         "last_lines": [_brief(entry) for _, entry in sorted(latest.items())],
+        "coverage": _coverage(found),
     }
+
+
+def _coverage(found: TriageResults) -> dict[str, Any]:
+    """What the logs hold: each component's lines read, each log kind's presence, the gaps."""
+    lines = TriageResults.entries(found.crashes + found.startup + found.latest + found.head_lines)
+    expected = len(learn_shape(lines).expected)
+    instances = [str(entry.get("logName")) for entry in TriageResults.entries(found.instances)]
+    kinds = {
+        "Kubernetes events": bool(TriageResults.entries(found.events_any + found.events)),
+        "node logs": bool(TriageResults.entries(found.node_any + found.node_events)),
+        "serial console": bool(TriageResults.entries(found.serial_any))
+        or any("serialconsole" in name for name in instances),
+    }
+    audited = any("system_event" in name for name in instances)
+    report = {
+        "components": coverage.components(lines, expected),
+        "kinds": [
+            *coverage.kinds(kinds, bool(lines)),
+            {"kind": "GCE audit (preemption, maintenance)", "seen": audited, "gap": None},
+        ],
+    }
+    return {**report, "gaps": coverage.gaps(report)}

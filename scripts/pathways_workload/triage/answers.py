@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from pathways_workload.actions import probes
 from pathways_workload.actions.followups import FOLLOW_UPS
 from pathways_workload.plan import Results
 from pathways_workload.shaping import merge
@@ -29,6 +30,10 @@ class TriageResults:
     instances: list[Result]
     controller: list[Result]
     follow_ups: list[Result]
+    head_lines: list[Result]
+    events_any: list[Result]
+    node_any: list[Result]
+    serial_any: list[Result]
 
     @classmethod
     def of(cls, results: Results) -> TriageResults:
@@ -44,6 +49,10 @@ class TriageResults:
             instances=named(fetches.INSTANCES),
             controller=named(fetches.CONTROLLER),
             follow_ups=named(FOLLOW_UPS),
+            head_lines=named(probes.HEAD_LINES),
+            events_any=named(probes.EVENTS_ANY),
+            node_any=named(probes.NODE_ANY),
+            serial_any=named(probes.SERIAL_ANY),
         )
 
     @staticmethod

@@ -97,7 +97,7 @@ def events_fetch(request: Request) -> Fetch:
     return fetch(request, EVENTS, purpose, events, limit=request.options.fetch_limit, order="asc")
 
 
-def _progress(request: Request) -> Fetch:
+def progress_fetch(request: Request) -> Fetch:
     client = selectors.container_lines(request.target, terms.USER_CONTAINERS)
     progress = filters.message_has_any((PROGRESS_TERM,))
     purpose = "the client's latest progress line (when training stopped advancing)"
@@ -128,7 +128,6 @@ def triage_fetches(request: Request) -> list[Fetch]:
             order="desc",
             until=_covers_quiet_span,
         ),
-        _progress(request),
         events_fetch(request),
         fetch(
             request,

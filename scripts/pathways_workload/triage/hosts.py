@@ -100,8 +100,13 @@ def _follows_the_client(item: Evidence) -> bool:
 def failing_hosts(
     evidence: Sequence[Evidence], pods: dict[str, HostPod], quiet: Entry | None = None
 ) -> list[dict[str, Any]]:
-    """Per failing host, its first error (or, in a hang, when it went quiet); earliest first."""
+    """Per failing host, its first error (or, in a hang, when it went quiet); earliest first.
+
+    `downstream` marks a host whose every line is a symptom (it only lost a peer, or the
+    client): the failure began elsewhere.
+    """
     firsts: dict[str, tuple[int, Entry]] = {}
+    own_error: set[str] = set()
     for item in sorted(evidence, key=lambda item: (item.time_ns, item.order())):
         host = _host_of(item, pods)
         if (
@@ -109,12 +114,14 @@ def failing_hosts(
             and item.source != "pod-event"
             and TEARDOWN not in item.message
             and not _follows_the_client(item)
-            and host.pod not in firsts
         ):
-            firsts[host.pod] = (item.time_ns, item.entry)
+            firsts.setdefault(host.pod, (item.time_ns, item.entry))
+            if not item.symptom:
+                own_error.add(host.pod)
     if quiet is not None and pod_of(quiet) in pods:
         time = entry_time_ns(quiet)
         pod = str(pod_of(quiet))
+        own_error.add(pod)
         if pod not in firsts or firsts[pod][0] > time:
             firsts[pod] = (time, quiet)
     rows = []
@@ -129,6 +136,7 @@ def failing_hosts(
                 "host": host.host,
                 "first_error_time": entry.get("timestamp"),
                 "first_error": text.splitlines()[0] if text else "",
+                "downstream": pod not in own_error,
             }
         )
     return rows

@@ -30,7 +30,8 @@ def present_triage(request: Request, results: Results) -> TriageReport:
         "requests": sum(result.requests for result in results),
         "checks": checks_run(results, request.target.project),
     }
-    if data["root_cause"] is None:
+    root = data["root_cause"]
+    if root is None or (root["scenario"] is None and not root["downstream_only"]):
         data["next"] = list(NEXT_STEPS)
     return TriageReport(data)
 
@@ -47,5 +48,5 @@ def present_versions(request: Request, results: Results) -> TableReport:
         for container, version in sorted(found["build_labels"].items())
     ]
     footer = [f"- MISMATCH: {problem}" for problem in found["mismatches"]]
-    footer += [f"- UNSUPPORTED: {problem}" for problem in found["unsupported"]]
+    footer += [f"- UNKNOWN VERSION: {problem}" for problem in found["unknown_versions"]]
     return TableReport(data, rows, footer=tuple(footer))

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pathways_workload import filters, labels, selectors
+from pathways_workload import filters, labels, selectors, terms
+from pathways_workload.actions import probes
 from pathways_workload.actions.common import fetch
 from pathways_workload.actions.followups import FOLLOW_UP_PAGES, traceback_fetches, traceback_note
-from pathways_workload.describe import pod_of
+from pathways_workload.describe import container_of, message, pod_of
 from pathways_workload.plan import Results, Stage
 from pathways_workload.query import Request
 from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
@@ -190,11 +191,36 @@ def _suspects(request: Request, results: Results, pages: int) -> list[Fetch]:
     return found
 
 
+def _probes(request: Request, results: Results) -> list[Fetch]:
+    """Where the first wave saw nothing, whether the logs hold that kind of evidence at all."""
+    found = TriageResults.of(results)
+    empty = {
+        probes.EVENTS_ANY: not TriageResults.entries(found.events),
+        probes.NODE_ANY: not TriageResults.entries(found.node_events),
+        probes.SERIAL_ANY: not any(
+            "serialconsole" in str(e.get("logName")) for e in TriageResults.entries(found.instances)
+        ),
+    }
+    asked = probes.probe_fetches(request, [kind for kind, gap in empty.items() if gap])
+    seen = {
+        container_of(e) for e in TriageResults.entries(found.crashes + found.startup + found.latest)
+    }
+    head = (terms.USER_CONTAINERS, terms.PROXY_CONTAINERS, terms.RM_CONTAINERS)
+    if any(seen.isdisjoint(containers) for containers in head):
+        asked.append(probes.head_lines_fetch(request))
+    tail = results.all(fetches.TAIL)
+    stepped = any(fetches.PROGRESS_TERM in message(e) for e in results.entries(fetches.TAIL))
+    if tail and tail[0].truncated and not stepped:
+        asked.append(fetches.progress_fetch(request))  # when did training last advance
+    return asked
+
+
 def second_stage(request: Request, results: Results) -> list[Fetch]:
-    left = budget(_shape(results)) - spent(results) - THIRD_STAGE_RESERVE
+    asked = _probes(request, results)
+    left = budget(_shape(results)) - spent(results) - len(asked) - THIRD_STAGE_RESERVE
     more = _more_crashes(request, results, max(0, left - 2))
     used = sum(f.limit // PAGE_SIZE for f in more)
-    return more + _suspects(request, results, max(0, left - used))
+    return asked + more + _suspects(request, results, max(0, left - used))
 
 
 def _missing_crashes(request: Request, results: Results, pages: int) -> list[Fetch]:

@@ -88,7 +88,7 @@ def build() -> Incident:
     plan = beats.Training(step0=beats.next_step(steps), step_time=13.5)
     beats.restart_and_run(inc, run, stop + inc.between(20, 35), plan)
     beats.node_noise(inc)
-    root = ref(inc, crash, "Check failed: !chip_halted", scenario=8, source="container")
+    root = ref(inc, crash, "Check failed: !chip_halted", scenario=None, source="container")
     pipe = next(line for line in lines if "DATA_LOSS" in message_of(line))
     lost = "DEADLINE_EXCEEDED: lost connection to peer"
     data_loss = "DATA_LOSS: Pipe from scheduler to aggregator"

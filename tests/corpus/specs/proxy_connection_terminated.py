@@ -97,7 +97,7 @@ def build() -> Incident:
     boot = beats.start_run(inc, restarted, stop + inc.between(15, 25), with_user=False)
     beats.steady(inc, restarted, boot)
     beats.node_noise(inc)
-    root = ref(inc, crash, UNKNOWN_HANDLE_TEXT, scenario=6, source="container")
+    root = ref(inc, crash, UNKNOWN_HANDLE_TEXT, scenario=None, source="container")
     writes, terminated_text = (
         "writes no longer allowed",
         "Connection to IFRT proxy server was terminated",

@@ -118,7 +118,7 @@ def build() -> Incident:
     oom = runs_out_of_hbm(inc, second, first.stop + inc.between(20, 30), first.next_step)
     beats.node_noise(inc)
     check = "Check failed: dma_status.ok()"
-    crash = ref(inc, first.line, check, scenario=8, source="container", restart_attempt="0")
+    crash = ref(inc, first.line, check, scenario=None, source="container", restart_attempt="0")
     text = "RESOURCE_EXHAUSTED: Error allocating device buffer"
     root = ref(inc, oom, text, scenario=22, source="container", restart_attempt="1")
     lost = "lost connection to peer"

@@ -1,0 +1,96 @@
+"""What evidence the logs hold: for each component and each log kind, whether anything was
+seen, when, and how many lines were read; and what a gap means.
+
+An empty search is a clean result only where the evidence could have been:
+a proxy that never logged, or a project that exports no Kubernetes events,
+is a gap to close before concluding anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pathways_workload import terms
+from pathways_workload.describe import container_of, pod_of
+from pathways_workload.sources.base import Entry, entry_time_ns
+
+COMPONENTS = (
+    ("client", terms.USER_CONTAINERS, True),
+    ("proxy", terms.PROXY_CONTAINERS, True),
+    ("resource manager", terms.RM_CONTAINERS, True),
+    ("workers", terms.WORKER_CONTAINERS, True),
+    ("sidecar", terms.SIDECAR_CONTAINERS, False),  # optional: only some workloads run one
+)
+SILENT = (
+    "logged nothing in the window among the lines read: if it ran, its logs are missing "
+    "(check the logging agent, or what the export kept); if it never started, "
+    "--action=pod-events says why"
+)
+KIND_GAPS = {
+    "Kubernetes events": (
+        "no Kubernetes events of the namespace in the logs: restarts, kills and scheduling "
+        "failures cannot be seen; ask for `kubectl get events -n NAMESPACE` (kept about an "
+        'hour) or an export that includes log_id("events")'
+    ),
+    "node logs": (
+        "no node logs of the cluster (kubelet, kernel, node events): OOM kills and node "
+        'problems cannot be seen; ask for an export that includes resource.type="k8s_node"'
+    ),
+    "serial console": (
+        "no serial-console output of any node: kernel OOM kills cannot be confirmed from the "
+        "console; the nodes may not send their serial port to Cloud Logging"
+    ),
+}
+
+
+def _span(entries: Sequence[Entry]) -> tuple[str | None, str | None]:
+    if not entries:
+        return None, None
+    ordered = sorted(entries, key=entry_time_ns)
+    return ordered[0].get("timestamp"), ordered[-1].get("timestamp")
+
+
+def components(lines: Sequence[Entry], expected_hosts: int) -> list[dict[str, Any]]:
+    """Per component: pods, lines read, first and last line; a note when it is a gap."""
+    rows = []
+    for name, containers, required in COMPONENTS:
+        own = [entry for entry in lines if container_of(entry) in containers]
+        first, last = _span(own)
+        pods = len({pod_of(entry) for entry in own})
+        note = None
+        if not own and required:
+            note = f"the {name} {SILENT}"
+        elif name == "workers" and expected_hosts and pods < expected_hosts:
+            note = f"{pods} of the {expected_hosts} TPU hosts the labels say exist logged"
+        rows.append(
+            {
+                "component": name,
+                "pods": pods,
+                "lines_read": len(own),
+                "first": first,
+                "last": last,
+                "gap": note,
+            }
+        )
+    return rows
+
+
+def kinds(found: Mapping[str, bool], containers_seen: bool) -> list[dict[str, Any]]:
+    """Per log kind: whether the logs hold any, and what its absence means."""
+    rows = [
+        {
+            "kind": "container logs",
+            "seen": containers_seen,
+            "gap": None if containers_seen else "the workload's containers logged nothing",
+        }
+    ]
+    for kind, seen in found.items():
+        rows.append({"kind": kind, "seen": seen, "gap": None if seen else KIND_GAPS.get(kind)})
+    return rows
+
+
+def gaps(report: dict[str, Any]) -> list[str]:
+    """Every gap of a coverage report, one line each."""
+    rows = report["components"] + report["kinds"]
+    return [str(row["gap"]) for row in rows if row.get("gap")]

@@ -1,0 +1,42 @@
+"""Symptoms grouped by what they say and who says it, so a cascade reads as a few lines."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from pathways_workload.tracebacks import headline
+from pathways_workload.triage.evidence import Evidence
+
+# Numbers, ids, names with digits (pods, nodes) and addresses vary between the lines of one
+# cascade; the words do not.
+_VARYING_RE = re.compile(r"[^\s()/:,\"'=\[\]]*\d[^\s()/:,\"'=\[\]]*")
+
+
+def shape_of(text: str) -> str:
+    """A line with what varies between hosts (numbers, ids) replaced by `#`."""
+    return _VARYING_RE.sub("#", headline(text))
+
+
+def symptom_groups(symptoms: Sequence[Evidence]) -> list[dict[str, Any]]:
+    """Symptoms by component and message shape: how many, from how many pods, first and last,
+    and one line as it was logged; earliest group first."""
+    groups: dict[tuple[str, str], list[Evidence]] = {}
+    for item in symptoms:
+        who = item.container or item.source
+        groups.setdefault((who, shape_of(item.message)), []).append(item)
+    rows = []
+    for (who, _), items in groups.items():
+        ordered = sorted(items, key=lambda item: item.time_ns)
+        rows.append(
+            {
+                "component": who,
+                "count": len(items),
+                "pods": len({item.pod for item in items if item.pod}),
+                "first": ordered[0].entry.get("timestamp"),
+                "last": ordered[-1].entry.get("timestamp"),
+                "example": headline(ordered[0].message),
+            }
+        )
+    return sorted(rows, key=lambda row: str(row["first"]))

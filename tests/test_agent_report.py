@@ -1,0 +1,129 @@
+"""What an agent reads: coverage of the evidence, a report that fits on a screen, labels that
+come from the cause, and notes that say how to see what a cut left out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import container_entry, run_cli
+from tests.test_incidents import INCIDENTS, NAMES, target_args
+
+SCREEN_LINES = 100
+
+
+def _without(name: str, tmp_path: Path, drop: Any) -> list[str]:
+    """The incident's arguments, replaying an export without the entries `drop` picks."""
+    entries = json.loads((INCIDENTS / f"{name}.json").read_text())
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps([entry for entry in entries if not drop(entry)]))
+    return [f"--logs_file={path}", *target_args(name, by_issue_time=True)[1:]]
+
+
+def _events_or_proxy(entry: dict[str, Any]) -> bool:
+    resource = entry["resource"]
+    return entry["logName"].endswith("/logs/events") or (
+        resource["labels"].get("container_name") == "pathways-proxy"
+    )
+
+
+def test_missing_events_and_proxy_logs_are_flagged_by_triage_and_preflight(
+    tmp_path: Path,
+) -> None:
+    args = _without("host-oom-worker", tmp_path, _events_or_proxy)
+    code, out, err = run_cli(*args, "--action=triage", "--format=json")
+    assert code == 0, err
+    gaps = json.loads(out)["coverage"]["gaps"]
+    assert any(gap.startswith("the proxy logged nothing in the window") for gap in gaps)
+    assert any(gap.startswith("no Kubernetes events of the namespace") for gap in gaps)
+    code, out, err = run_cli(*args, "--action=preflight")
+    assert code == 0, err
+    assert "PASS" in out
+    assert "- GAP: the proxy logged nothing in the window" in out
+    assert "- GAP: no Kubernetes events of the namespace" in out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_text_report_fits_on_a_screen(name: str) -> None:
+    code, out, err = run_cli(*target_args(name, by_issue_time=True), "--action=triage")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) <= SCREEN_LINES
+    checks = lines[lines.index(next(line for line in lines if line.startswith("## Checks"))) :]
+    assert not any("gcloud logging read" in line for line in checks)
+
+
+def test_verbose_and_commands_out_give_the_commands(tmp_path: Path) -> None:
+    args = target_args("two-failures", by_issue_time=True)
+    code, out, err = run_cli(*args, "--action=triage", "--verbose")
+    assert code == 0, err
+    assert out.count("gcloud logging read") >= 7
+    path = tmp_path / "commands.sh"
+    code, out, err = run_cli(*args, "--action=triage", f"--commands_out={path}")
+    assert code == 0, err
+    written = path.read_text()
+    assert written.count("gcloud logging read") == out.split("## Checks run (")[1].count("\n- ")
+    assert "gcloud logging read" not in out
+
+
+def _export(tmp_path: Path, entries: list[dict[str, Any]]) -> str:
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries))
+    return f"--logs_file={path}"
+
+
+def test_the_label_comes_from_the_cause_never_from_the_peers(tmp_path: Path) -> None:
+    """A worker's error with no known signature, then its peers losing it: no label, not 8."""
+    cause = container_entry(
+        "Check failed: allocation_size <= max_allocation_size (3 vs. 2) per-chip budget",
+        pod="llama-train-worker-1-0-aaaaa",
+        severity="CRITICAL",
+        timestamp="2026-10-22T11:30:00.000Z",
+    )
+    peers = [
+        container_entry(
+            "DEADLINE_EXCEEDED: lost connection to peer at http://machine/gke-x/events",
+            pod=f"llama-train-worker-0-{index}-bbbbb",
+            timestamp=f"2026-10-22T11:30:00.{40 + index:03d}Z",
+        )
+        for index in range(3)
+    ]
+    code, out, err = run_cli(
+        _export(tmp_path, [cause, *peers]),
+        "--jobset_name=llama-train",
+        "--action=triage",
+        "--format=json",
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["root_cause"]["pod"] == "llama-train-worker-1-0-aaaaa"
+    assert report["root_cause"]["scenario"] is None
+    assert report["next"]
+
+
+def test_a_cut_says_how_many_lines_were_left_out_and_how_to_see_the_end(tmp_path: Path) -> None:
+    lines = [
+        container_entry(
+            f"completed step: {step}",
+            container="jax-tpu",
+            severity="ERROR",
+            timestamp=f"2026-10-22T11:{step:02d}:00Z",
+        )
+        for step in range(10, 20)
+    ]
+    code, out, err = run_cli(
+        _export(tmp_path, lines),
+        "--jobset_name=llama-train",
+        "--action=user-workload",
+        "--limit=4",
+        "--fetch_limit=1000",
+    )
+    assert code == 0, err
+    assert len(out.splitlines()) == 4
+    assert (
+        "note: --limit=4 cut the output: 6 more matching lines are not shown; to see the latest "
+        "first use --order=desc, for each pod's first and last line --first_per_pod=1"
+    ) in err
