@@ -103,3 +103,26 @@ def test_the_cloud_and_the_export_agree_and_count_the_same_requests(
         assert fake.list_requests == cloud["requests"] == offline["requests"]
     assert cloud["root_cause"] == offline["root_cause"]
     assert cloud["failing_hosts"] == offline["failing_hosts"]
+
+
+@pytest.mark.parametrize("action", ["pods", "neighbors"])
+def test_pods_and_neighbors_are_complete_for_a_thousand_hosts(action: str) -> None:
+    path, planted = export("silent-hang-1024")
+    code, out, err = run_cli(
+        f"--logs_file={path}",
+        f"--jobset_name={planted.jobset}",
+        f"--start_time={planted.start}",
+        f"--end_time={planted.end}",
+        f"--action={action}",
+        "--format=json",
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["complete"] is True
+    if action == "pods":
+        ours = [row for row in report["pods"] if row["owner"] == f"jobset:{planted.jobset}"]
+        assert sum("-worker-" in row["pod"] for row in ours) == 1024
+    else:
+        assert len(report["nodes"]) >= 1024
+        ours = [row for row in report["containers"] if row["workload"] == "yes"]
+        assert sum(row["container"].endswith("/pathways-worker") for row in ours) == 1024

@@ -12,7 +12,7 @@ from typing import Any
 
 from pathways_workload import filters, labels, selectors, terms
 from pathways_workload.actions.common import fetch, narrowing
-from pathways_workload.actions.tally import fetch_limit_note, per_key, time_span
+from pathways_workload.actions.tally import budget_note, per_key, report_limit, time_span
 from pathways_workload.commands import gcloud_command
 from pathways_workload.describe import node_of, where
 from pathways_workload.filters import compile_checked
@@ -20,7 +20,7 @@ from pathways_workload.node_discovery import nodes_from
 from pathways_workload.plan import Chain, Results, Stage
 from pathways_workload.query import Request
 from pathways_workload.reports import TableReport
-from pathways_workload.sources.base import Fetch
+from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch
 
 NODES_SENTINEL = "NODES_FROM_DISCOVERY"
 SCHEDULED, NODE_LINES = "scheduled", "node_lines"
@@ -57,9 +57,22 @@ def _discover(request: Request, _: Results) -> list[Fetch]:
             NODE_LINES,
             "nodes the workload's containers logged from",
             selectors.container_lines(request.target),
-            limit=limit,
+            limit=max(limit, report_limit(request)),
+            until=_no_new_node,
         ),
     ]
+
+
+def _no_new_node(entries: Sequence[Entry]) -> bool:
+    """A whole page of lines named no node the pages before it had not: stop reading.
+
+    A heuristic: a node whose pods log nothing for a page's worth of the
+    workload's lines (about a minute of a thousand-host JobSet) can be missed.
+    """
+    if len(entries) < 2 * PAGE_SIZE:
+        return False
+    before = {node_of(entry) for entry in entries[:-PAGE_SIZE]}
+    return {node_of(entry) for entry in entries[-PAGE_SIZE:]} <= before
 
 
 def _learn_nodes(request: Request, results: Results) -> tuple[Request, list[str]]:
@@ -108,13 +121,20 @@ def _nodes(request: Request) -> tuple[str, ...]:
 
 
 def _per_node_chunk(
-    request: Request, name: str, purpose: str, build: Callable[[Sequence[str]], str]
+    request: Request,
+    name: str,
+    purpose: str,
+    build: Callable[[Sequence[str]], str],
+    limit: int | None = None,
 ) -> list[Fetch]:
-    """One fetch per chunk of the workload's nodes, each filter under the length limit."""
+    """One fetch per chunk of the workload's nodes, each filter under the length limit;
+    `limit`, when given, is shared between the chunks."""
     nodes = _nodes(request)
     if not nodes:
         return []
-    return [fetch(request, name, purpose, text) for _, text in filters.split_to_fit(nodes, build)]
+    texts = [text for _, text in filters.split_to_fit(nodes, build)]
+    share = max(PAGE_SIZE, limit // len(texts)) if limit else None
+    return [fetch(request, name, purpose, text, limit=share) for text in texts]
 
 
 def build_node_ooms(request: Request, _: Results) -> list[Fetch]:
@@ -212,12 +232,15 @@ def build_neighbors(request: Request, _: Results) -> list[Fetch]:
         "neighbors",
         "every container that logged on the workload's nodes",
         lambda chunk: filters.all_of([scope, selectors.on_nodes(chunk), narrow]),
+        report_limit(request),
     )
 
 
 def present_neighbors(request: Request, results: Results) -> TableReport:
     """Every container that logged on the workload's nodes, marking outsiders."""
-    truncated = any(result.truncated for result in results.all("neighbors"))
+    read = results.all("neighbors")
+    truncated = any(result.truncated for result in read)
+    limit = sum(result.fetch.limit for result in read)
     member = compile_checked(selectors.container_lines(request.target))
     rows: list[dict[str, Any]] = []
     for name, entries in sorted(per_key(results.entries("neighbors"), where).items()):
@@ -243,6 +266,6 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
     }
     title = (
         f"{len(rows)} containers logged on {len(nodes)} nodes; {outsiders} not part of the "
-        f"workload{fetch_limit_note(truncated, 'containers')}"
+        f"workload{budget_note(truncated, 'containers', limit)}"
     )
     return TableReport(data, rows, title)

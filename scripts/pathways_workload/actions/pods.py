@@ -6,7 +6,7 @@ from typing import Any
 
 from pathways_workload import filters, labels, selectors
 from pathways_workload.actions.common import fetch, narrowing
-from pathways_workload.actions.tally import fetch_limit_note, per_key, time_span
+from pathways_workload.actions.tally import budget_note, per_key, report_limit, time_span
 from pathways_workload.describe import container_of, entry_labels, node_of, pod_of
 from pathways_workload.plan import Results
 from pathways_workload.query import Request
@@ -30,6 +30,7 @@ def build_pods(request: Request) -> list[Fetch]:
             selectors.cluster_scope("k8s_pod", request.target, namespaced=True),
         ]
     )
+    limit = report_limit(request)
     return [
         fetch(
             request,
@@ -37,12 +38,14 @@ def build_pods(request: Request) -> list[Fetch]:
             "pods that logged in the namespace, with their owner labels",
             lines,
             narrowing(request),
+            limit=limit,
         ),
         fetch(
             request,
             "events",
             "pod events in the namespace (pods that did not log, and their owners)",
             events,
+            limit=limit,
         ),
     ]
 
@@ -77,5 +80,6 @@ def present_pods(request: Request, results: Results) -> TableReport:
     rows = [_row(pod, entries) for pod, entries in sorted(grouped.items())]
     namespace = request.target.namespace
     data = {"action": "pods", "namespace": namespace, "pods": rows, "complete": not lines.truncated}
-    title = f"{len(rows)} pods in namespace {namespace}{fetch_limit_note(lines.truncated, 'pods')}"
+    note = budget_note(lines.truncated, "pods", lines.fetch.limit)
+    title = f"{len(rows)} pods in namespace {namespace}{note}"
     return TableReport(data, rows, title)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from pathways_workload.sources.base import Entry, Result, sort_key
+from pathways_workload.query import Request
+from pathways_workload.sources.base import PAGE_SIZE, Entry, Result, sort_key
+
+# Pages a report action reads before it stops and says it is incomplete: the same request
+# budget as triage of up to 1,024 hosts.
+REPORT_PAGES = 25
 
 
 def count(result: Result) -> str:
@@ -25,11 +30,17 @@ def per_key(entries: Iterable[Entry], key: Callable[[Entry], str]) -> dict[str, 
     return grouped
 
 
-def fetch_limit_note(truncated: bool, what: str) -> str:
-    """Say when the fetch limit cut a report short."""
+def report_limit(request: Request) -> int:
+    """How many lines a report action reads: pages up to the request budget, or more if asked."""
+    return max(request.options.fetch_limit, REPORT_PAGES * PAGE_SIZE)
+
+
+def budget_note(truncated: bool, what: str, limit: int) -> str:
+    """Say when the logs held more lines than a report read (it is then incomplete)."""
     if not truncated:
         return ""
     return (
-        f" (fetch limit hit: {what} that logged later may be missing, and counts are lower "
-        "bounds; raise --fetch_limit or narrow the window)"
+        f" (incomplete: the logs held more than the {limit:,} lines read; {what} that logged "
+        "only later may be missing, and counts are lower bounds: narrow the window, or raise "
+        "--fetch_limit)"
     )
