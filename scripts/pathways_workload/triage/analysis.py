@@ -13,6 +13,7 @@ from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.terms import RECOVERY_TERMS, USER_CONTAINERS, WORKER_CONTAINERS
 from pathways_workload.timestamps import format_timestamp_ns
+from pathways_workload.tracebacks import is_header
 from pathways_workload.triage import rules, versions
 from pathways_workload.triage.answers import MISSING_CRASHES, TriageResults
 from pathways_workload.triage.evidence import (
@@ -48,7 +49,7 @@ def _brief(entry: Entry) -> dict[str, Any]:
         "container": container_of(entry),
         "node": node_of(entry),
         "host": "/".join(index) if index else None,
-        "where": where(entry) if pod_of(entry) else f"host {'/'.join(index or ('?', '?'))}",
+        "where": f"host {'/'.join(index)}" if index and not pod_of(entry) else where(entry),
         "message": message(entry),
     }
 
@@ -208,6 +209,11 @@ def _hosts(
     return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
 
 
+def _opens(symptom: Evidence, cause: Evidence) -> bool:
+    """The header of the traceback the cause's exception ends (shown with it, not apart)."""
+    return bool(cause.traceback) and is_header(symptom.entry) and _own(symptom, cause)
+
+
 def crash_coverage(found: TriageResults) -> str | None:
     """None when every pod's first crash line was read; else what may be missing and why."""
     sweep = [r for r in found.crashes if r.fetch.name != MISSING_CRASHES]
@@ -235,7 +241,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     hosts = _hosts(found, failures, chosen)
     latest = rules.last_lines(TriageResults.entries(found.latest))
     head = head_nodes(_container_lines(found))
-    symptoms = chosen.symptoms if chosen else []
+    symptoms = [s for s in chosen.symptoms if not _opens(s, chosen.cause)] if chosen else []
     return {
         "root_cause": describe_failure(chosen, head) if chosen else None,
         "failures": [describe_failure(f, head) for f in failures],
