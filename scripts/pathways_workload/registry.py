@@ -50,6 +50,21 @@ def _after_discovery(build: Callable[[Request, Results], list[Fetch]]) -> tuple[
     return (node_level.NODE_DISCOVERY, Stage(build))
 
 
+def _component(
+    name: str,
+    help: str,
+    purpose: str,
+    containers: tuple[str, ...],
+    component_terms: tuple[str, ...],
+    follow_tracebacks: bool = False,
+) -> Action:
+    """A per-container action: its containers' lines with their terms or ERROR and above."""
+    stages = single(sweeps.container_action(purpose, containers, component_terms))
+    if follow_tracebacks:
+        stages = (*stages, after_sweep("lines"))
+    return Action(name, help, stages, present_entries(), default_severity="ERROR")
+
+
 ERRORS_HINT = (
     "nothing in the crash sweep: run --action=node-ooms and --action=pod-events "
     "(OOM kills and evictions rarely reach container logs), and --action=preflight "
@@ -116,52 +131,34 @@ ACTIONS: dict[str, Action] = {
             present_entries(),
             default_severity="ERROR",
         ),
-        Action(
+        _component(
             "user-workload",
             "the JAX client: progress (completed steps) and the first exception",
-            (
-                *single(
-                    sweeps.container_action(
-                        "the JAX client container(s)", terms.USER_CONTAINERS, terms.USER_TERMS
-                    )
-                ),
-                after_sweep("lines"),
-            ),
-            present_entries(),
-            default_severity="ERROR",
+            "the JAX client container(s)",
+            terms.USER_CONTAINERS,
+            terms.USER_TERMS,
+            follow_tracebacks=True,
         ),
-        Action(
+        _component(
             "proxy",
             "the IFRT proxy: start-up, RM connection, socket closures, stalls",
-            single(
-                sweeps.container_action(
-                    "the IFRT proxy container", terms.PROXY_CONTAINERS, terms.PROXY_TERMS
-                )
-            ),
-            present_entries(),
-            default_severity="ERROR",
+            "the IFRT proxy container",
+            terms.PROXY_CONTAINERS,
+            terms.PROXY_TERMS,
         ),
-        Action(
+        _component(
             "pathways-rm",
             "the resource manager: slice readiness, placement, topology, restarts",
-            single(
-                sweeps.container_action(
-                    "the resource manager container", terms.RM_CONTAINERS, terms.RM_TERMS
-                )
-            ),
-            present_entries(),
-            default_severity="ERROR",
+            "the resource manager container",
+            terms.RM_CONTAINERS,
+            terms.RM_TERMS,
         ),
-        Action(
+        _component(
             "workers",
             "every pathways-worker: first failure, hang detectors, transfer errors",
-            single(
-                sweeps.container_action(
-                    "the pathways-worker containers", terms.WORKER_CONTAINERS, terms.WORKER_TERMS
-                )
-            ),
-            present_entries(),
-            default_severity="ERROR",
+            "the pathways-worker containers",
+            terms.WORKER_CONTAINERS,
+            terms.WORKER_TERMS,
         ),
         Action(
             "colocated-python-sidecar",
