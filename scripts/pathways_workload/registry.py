@@ -52,7 +52,7 @@ def _after_discovery(build: Callable[[Request, Results], list[Fetch]]) -> tuple[
 
 def _component(
     name: str,
-    help: str,
+    help_line: str,
     purpose: str,
     containers: tuple[str, ...],
     component_terms: tuple[str, ...],
@@ -62,7 +62,7 @@ def _component(
     stages = single(sweeps.container_action(purpose, containers, component_terms))
     if follow_tracebacks:
         stages = (*stages, after_sweep("lines"))
-    return Action(name, help, stages, present_entries(), default_severity="ERROR")
+    return Action(name, help_line, stages, present_entries(), default_severity="ERROR")
 
 
 ERRORS_HINT = (
