@@ -13,9 +13,12 @@ from pathways_workload.render.tables import write_table
 from pathways_workload.reports import EntryReport, Report, TableReport, TriageReport
 
 
-def _write_entries(report: EntryReport, out: TextIO, err: TextIO, as_json: bool) -> None:
+def _write_entries(report: EntryReport, out: TextIO, err: TextIO, fmt: str) -> None:
     stream = report.stream
-    write_stream(stream, out, as_json, report.marked_nodes)
+    if fmt == "html":
+        write_html(report, out)
+    else:
+        write_stream(stream, out, fmt == "json", report.marked_nodes)
     for note in stream.notes:
         err.write(note + "\n")
     if not stream.entries:
@@ -56,10 +59,10 @@ def write_report(
     """
     if commands_out is not None and not isinstance(report, EntryReport):
         write_commands_file(commands_out, report.data.get("checks", []))
-    if fmt == "html":
-        write_html(report, out, err)
-    elif isinstance(report, EntryReport):
-        _write_entries(report, out, err, fmt == "json")
+    if isinstance(report, EntryReport):
+        _write_entries(report, out, err, fmt)
+    elif fmt == "html":
+        write_html(report, out)
     elif fmt == "json":
         out.write(json.dumps(report.data, ensure_ascii=False) + "\n")
     elif isinstance(report, TableReport):

@@ -11,15 +11,12 @@ from pathways_workload.reports import EntryReport, Report, TriageReport
 HTML_REPORTS: tuple[type[Report], ...] = (EntryReport, TriageReport)
 
 
-def write_html(report: Report, out: TextIO, err: TextIO) -> None:
-    """The report as one HTML document; a one-line count of what it holds on stderr."""
+def write_html(report: Report, out: TextIO) -> None:
+    """The report as one HTML document."""
     if isinstance(report, TriageReport):
         page = triage_page(report.data)
     elif isinstance(report, EntryReport):
         page = entries_page(report)
-        for note in report.stream.notes:
-            err.write(note + "\n")
-        err.write(f"{len(report.stream.entries)} entries\n")
     else:
         raise TypeError(f"no HTML report for {type(report).__name__}")
     out.write(page)

@@ -244,6 +244,13 @@
       if (moved > 4) {
         var width = self.v1 - self.v0;
         self.show(self.v0 + a * width, self.v0 + b * width);
+        // The click that ends a drag (if any) must not also open or close a slice.
+        var swallow = function (click) {
+          click.preventDefault();
+          click.stopPropagation();
+        };
+        window.addEventListener("click", swallow, true);
+        window.setTimeout(function () { window.removeEventListener("click", swallow, true); }, 0);
       }
     }
     [this.ticks, lanes].forEach(function (area) { area.addEventListener("pointerdown", start); });
