@@ -71,17 +71,22 @@ def _downstream(failure: dict[str, Any]) -> str:
     )
 
 
+def _next_steps(report: dict[str, Any]) -> str:
+    """The generic next steps, when no known failure explains what was found."""
+    steps = "".join(f"<li><code>{text(step)}</code></li>" for step in report.get("next") or [])
+    return f"<p>Next, look closer with:</p><ul>{steps}</ul>" if steps else ""
+
+
 def _no_cause(report: dict[str, Any]) -> str:
     lines = "".join(
         f"<li><code>{text(r.get('timestamp'))}</code> {text(r.get('where'))}: "
         f"{text(_first_line(r.get('message')))}</li>"
         for r in report.get("last_lines", [])
     )
-    steps = "".join(f"<li><code>{text(step)}</code></li>" for step in report.get("next", []))
     return (
         '<section class="cause" id="root-cause"><h2>Root cause</h2>'
         "<p>No error and no hang found. Last line of each container:</p>"
-        f"<ul>{lines}</ul><p>Next, look closer with:</p><ul>{steps}</ul></section>"
+        f"<ul>{lines}</ul>{_next_steps(report)}</section>"
     )
 
 
@@ -99,7 +104,7 @@ def _root_cause(report: dict[str, Any]) -> str:
     return (
         '<section class="cause" id="root-cause"><h2>Root cause</h2>'
         f'<pre class="line">{text(root.get("message"))}</pre><dl>{fields}</dl>'
-        f"{_downstream(root)}{_known(root)}"
+        f"{_downstream(root)}{_known(root)}{_next_steps(report)}"
         + (
             f"<details><summary>Traceback</summary><pre>{text(traceback)}</pre></details>"
             if traceback
@@ -122,7 +127,7 @@ def _versions(report: dict[str, Any]) -> str:
     ]
     items = "".join(f"<span><b>{text(name)}</b> {text(value)}</span>" for name, value in pairs)
     problems = [f"MISMATCH: {p}" for p in found.get("mismatches") or []]
-    problems += [f"UNSUPPORTED: {p}" for p in found.get("unsupported") or []]
+    problems += [f"UNKNOWN VERSION: {p}" for p in found.get("unknown_versions") or []]
     notes = "".join(f'<p class="warn">{text(problem)}</p>' for problem in problems)
     return section("versions", "Versions", f'<p class="versions">{items}</p>{notes}')
 
@@ -211,6 +216,30 @@ def _hosts(report: dict[str, Any]) -> str:
     return section("hosts", title, body if shown else "<p>None.</p>")
 
 
+def _coverage(report: dict[str, Any]) -> str:
+    """What the logs hold: lines read per component, which kinds of log are there, the gaps."""
+    found = report.get("coverage") or {}
+    rows = [
+        [
+            cell(row.get("component")),
+            cell(row.get("pods"), kind="num"),
+            cell(row.get("lines_read"), kind="num"),
+            cell(row.get("first") or "-", kind="ts"),
+            cell(row.get("last") or "-", kind="ts"),
+        ]
+        for row in found.get("components") or []
+    ]
+    kinds = "".join(
+        f"<span><b>{text(row.get('kind'))}</b> "
+        f"{'yes' if row.get('seen') else 'NO' if row.get('gap') else 'none'}</span>"
+        for row in found.get("kinds") or []
+    )
+    gaps = "".join(f'<p class="warn">GAP: {text(gap)}</p>' for gap in found.get("gaps") or [])
+    headers = ("component", "pods", "lines read", "first", "last")
+    body = gaps + table(headers, rows) + f'<p class="versions">{kinds}</p>'
+    return section("coverage", "What the logs hold", body)
+
+
 def _checks(report: dict[str, Any]) -> str:
     rows = []
     for number, check in enumerate(report.get("checks") or []):
@@ -247,6 +276,7 @@ def triage_page(report: dict[str, Any]) -> str:
         + timeline
         + _failures(report)
         + _hosts(report)
+        + _coverage(report)
         + _checks(report)
     )
     summary = {
