@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=f"actions:\n{actions_help}\n\nexit codes: 0 ok (also when nothing matched), "
         "1 a check failed, 2 bad arguments or filter, 3 no credentials or permission, "
         "4 Cloud Logging failed after retries, 5 unreadable or corrupt input file, "
-        "70 a bug in this tool",
+        "70 a bug in this tool, 74 the output could not be written",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -179,7 +179,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=1000,
         help="lines fetched before grouping (default 1000)",
     )
-    _flag(shaping, "format", choices=("text", "json"), default="text", help="text or json")
+    _flag(
+        shaping,
+        "format",
+        choices=("text", "json", "html"),
+        default="text",
+        help="text, json, or html: one self-contained page with a timeline (triage and the "
+        "entry actions, with --execute or --logs_file)",
+    )
     _flag(
         shaping,
         "verbose",
@@ -191,6 +198,12 @@ def build_parser() -> argparse.ArgumentParser:
         "commands_out",
         metavar="PATH",
         help="write the full commands of a report's checks to this file",
+    )
+    _flag(
+        shaping,
+        "output",
+        metavar="PATH",
+        help="write the output to PATH (whole, once complete) instead of standard output",
     )
     source = parser.add_argument_group("source")
     _flag(source, "execute", action="store_true", help="run the queries against Cloud Logging")

@@ -15,9 +15,11 @@ from typing import TextIO, cast
 from pathways_workload import target
 from pathways_workload.arguments import build_parser, options_from, target_flags, window_flags
 from pathways_workload.errors import ToolError, UsageError
+from pathways_workload.output_file import destination
 from pathways_workload.output_stream import GuardedOutput
 from pathways_workload.query import Request
 from pathways_workload.registry import ACTIONS, Action
+from pathways_workload.render.html import HTML_REPORTS
 from pathways_workload.runner import Output, run_action
 from pathways_workload.sources.base import Source
 from pathways_workload.sources.files import FileSource
@@ -59,16 +61,32 @@ def _source_and_window(
     return None, window
 
 
+def _check_html(action: Action, printing: bool) -> None:
+    """--format=html is a report of what was found: triage's, or an entry action's."""
+    if action.report not in HTML_REPORTS:
+        raise UsageError(
+            f"--format=html: --action={action.name} has no HTML report (triage and the entry "
+            "actions have one); use --format=text or --format=json"
+        )
+    if printing:
+        raise UsageError(
+            "--format=html draws what the queries found: add --execute or --logs_file=PATH "
+            "(without them the commands are printed: --format=text or --format=json)"
+        )
+
+
 def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> int:
     action = ACTIONS[args.action]
     tgt = target.from_flags(target_flags(args))
     if action.needs_workload:
         target.require_workload(tgt, action.name)
     source, window = _source_and_window(args, action, tgt.project, clock, err)
+    if args.format == "html":
+        _check_html(action, source is None)
     err.write(window.describe() + "\n")
     issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
     request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
-    output = Output(out, err, args.format == "json", args.verbose, args.commands_out)
+    output = Output(out, err, args.format, args.verbose, args.commands_out)
     return run_action(action, request, source, output)
 
 
@@ -80,12 +98,15 @@ def main(
     err: TextIO | None = None,
 ) -> int:
     """Run the command line; returns the exit code (never raises, never a traceback)."""
-    guarded = GuardedOutput(out or sys.stdout)
     err = err or sys.stderr
     try:
         args = build_parser().parse_args(argv)
-        code = _run(args, clock, cast(TextIO, guarded), err)
-        guarded.flush()
+        with destination(args.output, out or sys.stdout) as stream:
+            guarded = GuardedOutput(stream)
+            code = _run(args, clock, cast(TextIO, guarded), err)
+            guarded.flush()
+        if args.output not in (None, "-"):
+            err.write(f"report written to {args.output}\n")
         return code
     except ToolError as error:
         err.write(f"error: {error}\n")

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pathways_workload import USAGE_TOKENS
+from pathways_workload.describe import resource_labels
 from pathways_workload.query import Query
 from pathways_workload.sources.base import Result
 from pathways_workload.window import Window
@@ -52,17 +53,35 @@ def status_of(result: Result) -> str:
     return "ok" if result.entries else "empty"
 
 
-def checks_run(results: Iterable[Result], project: str | None) -> list[dict[str, Any]]:
-    """Every query that ran: its purpose, its command, how many entries and requests it took,
-    and whether it was complete."""
+def project_of(results: Iterable[Result]) -> str | None:
+    """The project the entries were read from (`resource.labels.project_id`), if any says."""
+    for result in results:
+        for entry in result.entries:
+            project = resource_labels(entry).get("project_id")
+            if isinstance(project, str) and project:
+                return project
+    return None
+
+
+def checks_run(
+    results: Iterable[Result], project: str | None, window: Window
+) -> list[dict[str, Any]]:
+    """Every query that ran: its purpose, its command and Logs Explorer link, how many entries
+    and requests it took, and whether it was complete.
+
+    Without a project (offline, no --project), the project the entries came from.
+    """
+    results = list(results)
+    project = project or project_of(results) or "PROJECT_ID"
     checks = []
     for result in results:
         fetch = result.fetch
-        command = gcloud_command(fetch.query, project or "PROJECT_ID", fetch.limit, fetch.order)
+        command = gcloud_command(fetch.query, project, fetch.limit, fetch.order)
         checks.append(
             {
                 "purpose": fetch.query.purpose,
                 "command": command,
+                "url": console_url(fetch.query, project, window),
                 "count": len(result.entries),
                 "requests": result.requests,
                 "status": status_of(result),

@@ -14,7 +14,7 @@ from pathways_workload.actions.entry_report import present_entries
 from pathways_workload.actions.followups import after_sweep
 from pathways_workload.plan import Results, Stage, single
 from pathways_workload.query import Request
-from pathways_workload.reports import Report
+from pathways_workload.reports import EntryReport, Report, TableReport, TriageReport
 from pathways_workload.sources.base import Fetch
 from pathways_workload.triage import fetches as triage
 from pathways_workload.triage import stages as triage_stages
@@ -29,13 +29,14 @@ class Action:
 
     `default_severity` is the severity floor when --min_severity is not given;
     `runs_without_execute` actions (preflight) run even in print mode, since
-    checking access is their purpose.
+    checking access is their purpose. `report` is the kind of report `present` returns.
     """
 
     name: str
     help: str
     stages: tuple[Stage, ...]
     present: Presenter
+    report: type[Report] = EntryReport
     default_severity: str = "DEFAULT"
     needs_workload: bool = True
     runs_without_execute: bool = False
@@ -83,6 +84,7 @@ ACTIONS: dict[str, Action] = {
                 Stage(lambda request, _: preflight.coverage_probes(request), required=False),
             ),
             preflight.present_preflight,
+            TableReport,
             runs_without_execute=True,
         ),
         Action(
@@ -115,6 +117,7 @@ ACTIONS: dict[str, Action] = {
             "every namespace/pod/container that logged on the workload's nodes",
             _after_discovery(node_level.build_neighbors),
             node_level.present_neighbors,
+            TableReport,
         ),
         Action(
             "elastic",
@@ -181,6 +184,7 @@ ACTIONS: dict[str, Action] = {
             "events, interruptions, last lines and versions, with a root-cause report",
             triage_stages.STAGES,
             present_triage,
+            TriageReport,
             default_severity="CRITICAL",
         ),
         Action(
@@ -188,12 +192,14 @@ ACTIONS: dict[str, Action] = {
             "image tags, Build labels and the client's JAX version, with mismatches",
             single(lambda request: [triage.startup_fetch(request), triage.events_fetch(request)]),
             present_versions,
+            TableReport,
         ),
         Action(
             "pods",
             "which pods logged in the namespace and window, and which object owns each",
             single(pods.build_pods),
             pods.present_pods,
+            TableReport,
             needs_workload=False,
         ),
     )

@@ -10,6 +10,7 @@ import dataclasses
 from typing import Any
 
 from pathways_workload.shaping import Stream
+from pathways_workload.window import Window
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,6 +21,7 @@ class EntryReport:
     span: str  # the window, for "no entries matched in ..."
     empty_hint: str
     marked_nodes: frozenset[str] = frozenset()  # lines about these nodes are marked
+    window: Window | None = None
 
 
 @dataclasses.dataclass(frozen=True)

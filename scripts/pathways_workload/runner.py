@@ -23,13 +23,17 @@ from pathways_workload.sources.base import Fetch, Source
 
 @dataclasses.dataclass(frozen=True)
 class Output:
-    """Where the answer goes, and in which format."""
+    """Where the answer goes, and in which format (`text`, `json` or `html`)."""
 
     out: TextIO
     err: TextIO
-    as_json: bool = False
+    format: str = "text"  # text, json or html
     verbose: bool = False
     commands_out: str | None = None
+
+    @property
+    def as_json(self) -> bool:
+        return self.format == "json"
 
 
 def _project(request: Request) -> str:
@@ -123,7 +127,7 @@ def run_action(action: Action, request: Request, source: Source | None, output: 
         report,
         output.out,
         output.err,
-        output.as_json,
+        output.format,
         verbose=output.verbose,
         commands_out=output.commands_out,
     )

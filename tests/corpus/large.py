@@ -1,4 +1,5 @@
-"""Large incidents, generated at test time: JobSets of 1,024 and 4,096 TPU hosts.
+"""Large incidents, generated at test time: JobSets of 1,024 and 4,096 TPU hosts (and of 16,
+for the HTML report's size budget).
 
 Their pods started before the window (so it holds no start-up or Scheduled
 lines), and only the window's entries are written, as a log sink writes them:
@@ -65,6 +66,7 @@ class Planted:
 LARGE = {
     spec.name: spec
     for spec in (
+        LargeSpec("cascade-16", 4, 4, "cascade", (2, 1), 2001),
         LargeSpec("cascade-1024", 16, 64, "cascade", (11, 37), 11037),
         LargeSpec("silent-hang-1024", 16, 64, "silent-hang", (7, 21), 7021),
         LargeSpec("unseen-hang-1024", 16, 64, "unseen-hang", (9, 5), 9005),

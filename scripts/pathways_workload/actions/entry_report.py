@@ -31,6 +31,6 @@ def present_entries(
         found = [entry for result in shown for entry in result.entries]
         stream = shape(shown, request.options, exceptions_of(found, results))
         marked = frozenset(request.nodes or ()) if marks_nodes else frozenset()
-        return EntryReport(stream, request.window.span(), empty_hint, marked)
+        return EntryReport(stream, request.window.span(), empty_hint, marked, request.window)
 
     return present

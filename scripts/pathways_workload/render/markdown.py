@@ -14,6 +14,7 @@ from typing import Any, TextIO
 from tabulate import tabulate
 
 from pathways_workload.render.entries import entry_line
+from pathways_workload.render.picture import first_errors_by_slice
 from pathways_workload.tracebacks import headline
 
 # Rows of a table shown before "and N more" (the JSON report has them all).
@@ -189,6 +190,7 @@ def write_triage(report: dict[str, Any], out: TextIO, verbose: bool = False) -> 
         *_failures(report),
         *_symptoms(report),
         *_hosts(report),
+        *first_errors_by_slice(report),
         *_coverage(report["coverage"]),
         *_versions(report["versions"]),
         *_next(report),

@@ -7,14 +7,18 @@ from typing import Any, TextIO
 
 from pathways_workload.errors import OutputError
 from pathways_workload.render.entries import write_stream
+from pathways_workload.render.html import write_html
 from pathways_workload.render.markdown import write_triage
 from pathways_workload.render.tables import write_table
 from pathways_workload.reports import EntryReport, Report, TableReport, TriageReport
 
 
-def _write_entries(report: EntryReport, out: TextIO, err: TextIO, as_json: bool) -> None:
+def _write_entries(report: EntryReport, out: TextIO, err: TextIO, fmt: str) -> None:
     stream = report.stream
-    write_stream(stream, out, as_json, report.marked_nodes)
+    if fmt == "html":
+        write_html(report, out)
+    else:
+        write_stream(stream, out, fmt == "json", report.marked_nodes)
     for note in stream.notes:
         err.write(note + "\n")
     if not stream.entries:
@@ -42,12 +46,13 @@ def write_report(
     report: Report,
     out: TextIO,
     err: TextIO,
-    as_json: bool,
+    fmt: str,
     *,
     verbose: bool = False,
     commands_out: str | None = None,
 ) -> None:
-    """Entries as lines or JSON Lines; a table or triage as text, or one JSON object.
+    """Entries as lines or JSON Lines; a table or triage as text, or one JSON object; triage
+    and entries as an HTML page.
 
     `verbose` shows each check's command in a text triage report; `commands_out`
     writes the commands of a report's checks to that file.
@@ -55,8 +60,10 @@ def write_report(
     if commands_out is not None and not isinstance(report, EntryReport):
         write_commands_file(commands_out, report.data.get("checks", []))
     if isinstance(report, EntryReport):
-        _write_entries(report, out, err, as_json)
-    elif as_json:
+        _write_entries(report, out, err, fmt)
+    elif fmt == "html":
+        write_html(report, out)
+    elif fmt == "json":
         out.write(json.dumps(report.data, ensure_ascii=False) + "\n")
     elif isinstance(report, TableReport):
         write_table(report, out)

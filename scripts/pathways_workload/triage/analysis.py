@@ -14,7 +14,7 @@ from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.terms import RECOVERY_TERMS, USER_CONTAINERS, WORKER_CONTAINERS
 from pathways_workload.timestamps import format_timestamp_ns
 from pathways_workload.tracebacks import is_header
-from pathways_workload.triage import rules, versions
+from pathways_workload.triage import rules, timeline, versions
 from pathways_workload.triage.answers import MISSING_CRASHES, TriageResults
 from pathways_workload.triage.evidence import (
     HEAD_LOGS,
@@ -242,6 +242,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     latest = rules.last_lines(TriageResults.entries(found.latest))
     head = head_nodes(_container_lines(found))
     symptoms = [s for s in chosen.symptoms if not _opens(s, chosen.cause)] if chosen else []
+    quiet = _quiet_host(found, chosen) if chosen else None
     return {
         "root_cause": describe_failure(chosen, head) if chosen else None,
         "failures": [describe_failure(f, head) for f in failures],
@@ -256,6 +257,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
         "versions": versions.collect(e for r in found.every() for e in r.entries),
         "last_lines": [_brief(entry) for _, entry in sorted(latest.items())],
         "coverage": _coverage(found),
+        "timeline": timeline.build(_container_lines(found), failures, chosen, request, quiet),
     }
 
 

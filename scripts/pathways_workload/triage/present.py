@@ -28,7 +28,7 @@ def present_triage(request: Request, results: Results) -> TriageReport:
         "window": {"start": request.window.start, "end": request.window.end},
         **analyze(TriageResults.of(results), request),
         "requests": sum(result.requests for result in results),
-        "checks": checks_run(results, request.target.project),
+        "checks": checks_run(results, request.target.project, request.window),
     }
     root = data["root_cause"]
     if root is None or (root["scenario"] is None and not root["downstream_only"]):
@@ -39,7 +39,11 @@ def present_triage(request: Request, results: Results) -> TriageReport:
 def present_versions(request: Request, results: Results) -> TableReport:
     """Image tags, Build labels and the client's JAX version, with mismatches."""
     found = collect(entry for result in results for entry in result.entries)
-    data = {"action": "versions", **found, "checks": checks_run(results, request.target.project)}
+    data = {
+        "action": "versions",
+        **found,
+        "checks": checks_run(results, request.target.project, request.window),
+    }
     rows = [
         {"component": name, "version": found[name] or "not seen"} for name in VERSION_COMPONENTS
     ]

@@ -1,0 +1,96 @@
+"""An entry action's answer as a page: the matched lines on a timeline, and as a table.
+
+One lane per place a line came from (`namespace/pod/container`, node,
+instance), in natural order; each line a mark coloured by its severity.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pathways_workload.describe import message, severity, where
+from pathways_workload.render.entries import entry_line
+from pathways_workload.render.html.escape import text
+from pathways_workload.render.html.lanes import Group, Lane, Mark, Timeline, timeline_html
+from pathways_workload.render.html.page import document, section
+from pathways_workload.render.html.tables import cell, table
+from pathways_workload.reports import EntryReport
+from pathways_workload.sources.base import Entry, entry_time_ns
+
+SEVERITY_CLASSES = {
+    "EMERGENCY": "k-sev-critical",
+    "ALERT": "k-sev-critical",
+    "CRITICAL": "k-sev-critical",
+    "ERROR": "k-sev-error",
+    "WARNING": "k-sev-warning",
+}
+LEGEND = (
+    ("error", "k-sev-critical", "CRITICAL and above"),
+    ("error", "k-sev-error", "ERROR"),
+    ("error", "k-sev-warning", "WARNING"),
+    ("error", "k-sev-info", "lower, or none"),
+)
+# An empty answer, or a span that short, is drawn over a second.
+MIN_SPAN_NS = 10**9
+_NUMBER_RE = re.compile(r"(\d+)")
+
+
+def _natural(name: str) -> list[object]:
+    """`worker-10` after `worker-9`."""
+    return [int(part) if part.isdigit() else part for part in _NUMBER_RE.split(name)]
+
+
+def _bounds(report: EntryReport, entries: Sequence[Entry]) -> tuple[int, int]:
+    if report.window is not None:
+        return report.window.start_ns, max(report.window.end_ns, report.window.start_ns + 1)
+    times = [entry_time_ns(entry) for entry in entries] or [0]
+    return min(times), max(max(times), min(times) + MIN_SPAN_NS)
+
+
+def _timeline(report: EntryReport, entries: Sequence[Entry]) -> Timeline:
+    start, end = _bounds(report, entries)
+    lanes: dict[str, list[Mark]] = {}
+    for entry in entries:
+        kind = SEVERITY_CLASSES.get(severity(entry), "k-sev-info")
+        mark = Mark(entry_time_ns(entry) - start, "error", kind, entry_line(entry))
+        lanes.setdefault(where(entry), []).append(mark)
+    rows = [
+        Lane(name, _short(name), name, marks, "entry")
+        for name, marks in sorted(lanes.items(), key=lambda pair: _natural(pair[0]))
+    ]
+    return Timeline(start, end, [Group("entries", "", rows)], legend=LEGEND, kind="wide")
+
+
+def _short(place: str) -> str:
+    """`pod/container` for a container's lines (the namespace is the same for all)."""
+    parts = place.split("/")
+    return "/".join(parts[1:]) if len(parts) == 3 else place
+
+
+def entries_page(report: EntryReport) -> str:
+    """The matched lines as one HTML document."""
+    entries = report.stream.entries
+    notes = "".join(f'<p class="warn">{text(note)}</p>' for note in report.stream.notes)
+    if not entries:
+        empty = f"No entries matched in {report.span}. {report.empty_hint}"
+        notes += f'<p class="warn">{text(empty)}</p>'
+    rows = [
+        [
+            cell(entry.get("timestamp"), kind="ts"),
+            cell(severity(entry)),
+            cell(where(entry)),
+            cell(message(entry), kind="msg pre"),
+        ]
+        for entry in entries
+    ]
+    headers = ("timestamp", "severity", "where", "message")
+    body = (
+        f"<header><h1>{len(entries)} log entries</h1>"
+        f'<p class="meta">{text(report.span)}</p></header>{notes}'
+        + section("timeline", "Timeline", timeline_html(_timeline(report, entries)))
+        + section("lines", "Lines", table(headers, rows, sortable=True, ident="lines-table"))
+    )
+    return document(
+        f"{len(entries)} log entries", body, {"span": report.span, "entries": len(entries)}
+    )

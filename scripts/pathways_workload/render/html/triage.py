@@ -1,0 +1,290 @@
+"""Triage's report as a page: the root cause first, the timeline, then the tables.
+
+The root cause and every table read without JavaScript; the script adds
+zooming, sorting and copying.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pathways_workload.render.entries import entry_line
+from pathways_workload.render.html.escape import text
+from pathways_workload.render.html.lanes import timeline_html
+from pathways_workload.render.html.page import document, section
+from pathways_workload.render.html.tables import cell, code_block, link, raw_cell, table
+from pathways_workload.render.html.triage_lanes import triage_timeline
+
+TIMELINE_HELP = (
+    '<p class="meta">One lane per TPU host (by slice), head-pod container and node. Hover a mark '
+    'for its line.<span class="js-only"> Click it to keep it; drag across the lanes or the axis '
+    "to zoom in.</span></p>"
+)
+VERSION_NAMES = ("server", "proxy", "sidecar", "jax")
+ROOT_FIELDS = (
+    ("time", "timestamp"),
+    ("host", "host"),
+    ("pod", "pod"),
+    ("container", "container"),
+    ("node", "node"),
+    ("found in", "source"),
+    ("restart attempt", "restart_attempt"),
+    ("next line was due", "due_at"),
+)
+
+
+def _first_line(message: object) -> str:
+    lines = str(message or "").strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def _where(failure: dict[str, Any]) -> str:
+    """Where a failure happened: its container, the host that never logged, or its node."""
+    if failure.get("pod") or failure.get("host"):
+        return str(failure.get("where"))
+    return f"node {failure.get('node')}" if failure.get("node") else str(failure.get("where"))
+
+
+def _clamped(message: str) -> str:
+    """A message cell a few lines high (it scrolls)."""
+    return raw_cell(f'<div class="clamp">{text(message)}</div>', "msg")
+
+
+def _known(failure: dict[str, Any]) -> str:
+    if failure.get("scenario") is None:
+        return "<p>No known failure matches it.</p>"
+    return (
+        f"<p><b>Known failure {text(failure['scenario'])} ({text(failure.get('scenario_slug'))})"
+        f":</b> {text(failure.get('scenario_title'))}</p>"
+        f"<p><b>Cause:</b> {text(failure.get('cause'))}</p>"
+        f"<p><b>Fix:</b> {text(failure.get('fix'))} (references/special-scenarios.md)</p>"
+    )
+
+
+def _downstream(failure: dict[str, Any]) -> str:
+    if not failure.get("downstream_only"):
+        return ""
+    actions = ", ".join(f"<code>{text(action)}</code>" for action in failure.get("read_next", []))
+    return (
+        f'<p class="warn">Known only by downstream lines: nothing found says why. The reason is '
+        f"in {text(failure.get('reason_in'))} ({actions}).</p>"
+    )
+
+
+def _next_steps(report: dict[str, Any]) -> str:
+    """The generic next steps, when no known failure explains what was found."""
+    steps = "".join(f"<li><code>{text(step)}</code></li>" for step in report.get("next") or [])
+    return f"<p>Next, look closer with:</p><ul>{steps}</ul>" if steps else ""
+
+
+def _no_cause(report: dict[str, Any]) -> str:
+    lines = "".join(
+        f"<li><code>{text(r.get('timestamp'))}</code> {text(r.get('where'))}: "
+        f"{text(_first_line(r.get('message')))}</li>"
+        for r in report.get("last_lines", [])
+    )
+    return (
+        '<section class="cause" id="root-cause"><h2>Root cause</h2>'
+        "<p>No error and no hang found. Last line of each container:</p>"
+        f"<ul>{lines}</ul>{_next_steps(report)}</section>"
+    )
+
+
+def _root_cause(report: dict[str, Any]) -> str:
+    root = report.get("root_cause")
+    if not root:
+        return _no_cause(report)
+    fields = "".join(
+        f"<dt>{text(name)}</dt><dd>{text(root[key])}</dd>"
+        for name, key in ROOT_FIELDS
+        if root.get(key) not in (None, "")
+    )
+    evidence = "\n".join(entry_line(entry) for entry in root.get("evidence", []))
+    traceback = "\n".join(root.get("traceback") or [])
+    return (
+        '<section class="cause" id="root-cause"><h2>Root cause</h2>'
+        f'<pre class="line">{text(root.get("message"))}</pre><dl>{fields}</dl>'
+        f"{_downstream(root)}{_known(root)}{_next_steps(report)}"
+        + (
+            f"<details><summary>Traceback</summary><pre>{text(traceback)}</pre></details>"
+            if traceback
+            else ""
+        )
+        + f"<details><summary>Evidence ({len(root.get('evidence', []))} lines)</summary>"
+        f"<pre>{text(evidence)}</pre></details>"
+        '<p><button type="button" class="focus-root js-only">Show it on the timeline</button></p>'
+        "</section>"
+    )
+
+
+def _versions(report: dict[str, Any]) -> str:
+    """Versions on one line or two, Build labels after them, then any mismatch."""
+    found = report.get("versions") or {}
+    pairs = [(name, found.get(name) or "not seen") for name in VERSION_NAMES]
+    pairs += [
+        (f"Build label ({container})", label)
+        for container, label in sorted((found.get("build_labels") or {}).items())
+    ]
+    items = "".join(f"<span><b>{text(name)}</b> {text(value)}</span>" for name, value in pairs)
+    problems = [f"MISMATCH: {p}" for p in found.get("mismatches") or []]
+    problems += [f"UNKNOWN VERSION: {p}" for p in found.get("unknown_versions") or []]
+    notes = "".join(f'<p class="warn">{text(problem)}</p>' for problem in problems)
+    return section("versions", "Versions", f'<p class="versions">{items}</p>{notes}')
+
+
+def _failures(report: dict[str, Any]) -> str:
+    lanes = (report.get("timeline") or {}).get("lanes") or []
+    rows = []
+    for failure in report.get("failures") or []:
+        attempt = failure.get("restart_attempt")
+        hosts = sum(
+            1
+            for lane in lanes
+            if lane["lane"] == "host"
+            and any(
+                e.get("kind") in ("root_cause", "first_error") and e.get("attempt") == attempt
+                for e in lane.get("events", [])
+            )
+        )
+        known = failure.get("scenario_title") or "no known failure"
+        rows.append(
+            [
+                cell(attempt if attempt is not None else "?"),
+                cell(failure.get("timestamp"), kind="ts"),
+                cell(_where(failure)),
+                _clamped(_first_line(failure.get("message"))),
+                cell(known),
+                cell(hosts, kind="num"),
+            ]
+        )
+    headers = ("attempt", "began", "where", "what", "known failure", "hosts failing")
+    body = table(headers, rows) if rows else "<p>None.</p>"
+    return section("failures", "Failures per restart attempt", body)
+
+
+def _first_error(lane: dict[str, Any]) -> dict[str, Any]:
+    """A host's first error: the root cause, its first error line, or a node-level event."""
+    kinds = ("root_cause", "first_error", "oom", "interruption", "hang")
+    events = [e for e in lane.get("events", []) if e.get("kind") in kinds]
+    return min(events, key=lambda e: str(e.get("timestamp"))) if events else {}
+
+
+def _origin(first: dict[str, Any]) -> str:
+    if not first:
+        return ""
+    if first.get("kind") == "root_cause":
+        return "root cause"
+    return "downstream" if first.get("downstream") else str(first.get("kind")).replace("_", " ")
+
+
+def _index(value: object) -> str:
+    return cell(value, sort=value if str(value).isdigit() else None, kind="num")
+
+
+def _host_row(lane: dict[str, Any]) -> list[str]:
+    first = _first_error(lane)
+    return [
+        _index(lane.get("slice")),
+        _index(lane.get("host")),
+        cell(first.get("timestamp", ""), kind="ts"),
+        cell(_origin(first)),
+        _clamped(_first_line(first.get("message"))),
+        cell("quiet" if lane.get("quiet") else ""),
+        cell(lane.get("last_line") or "", kind="ts"),
+        cell(", ".join(lane.get("pods") or [])),
+        cell(", ".join(lane.get("nodes") or [])),
+    ]
+
+
+HOST_HEADERS = ("slice", "host", "first error", "kind", "message", "quiet", "last line")
+
+
+def _hosts(report: dict[str, Any]) -> str:
+    lanes = (report.get("timeline") or {}).get("lanes") or []
+    hosts = [lane for lane in lanes if lane["lane"] == "host"]
+    shown = [lane for lane in hosts if lane.get("failed") or lane.get("quiet")]
+    shown.sort(key=lambda lane: str(_first_error(lane).get("timestamp") or lane.get("last_line")))
+    missing = report.get("failing_hosts_missing")
+    body = f'<p class="warn">{text(missing)}</p>' if missing else ""
+    body += (
+        '<p class="meta">Earliest first.<span class="js-only"> Click a heading to sort.</span></p>'
+    )
+    headers = (*HOST_HEADERS, "pods", "nodes")
+    rows = map(_host_row, shown)
+    body += table(headers, rows, sortable=True, scroll=len(shown) > 20, ident="hosts-table")
+    title = f"Failing and quiet hosts: {len(shown)} of {len(hosts)}"
+    return section("hosts", title, body if shown else "<p>None.</p>")
+
+
+def _coverage(report: dict[str, Any]) -> str:
+    """What the logs hold: lines read per component, which kinds of log are there, the gaps."""
+    found = report.get("coverage") or {}
+    rows = [
+        [
+            cell(row.get("component")),
+            cell(row.get("pods"), kind="num"),
+            cell(row.get("lines_read"), kind="num"),
+            cell(row.get("first") or "-", kind="ts"),
+            cell(row.get("last") or "-", kind="ts"),
+        ]
+        for row in found.get("components") or []
+    ]
+    kinds = "".join(
+        f"<span><b>{text(row.get('kind'))}</b> "
+        f"{'yes' if row.get('seen') else 'NO' if row.get('gap') else 'none'}</span>"
+        for row in found.get("kinds") or []
+    )
+    gaps = "".join(f'<p class="warn">GAP: {text(gap)}</p>' for gap in found.get("gaps") or [])
+    headers = ("component", "pods", "lines read", "first", "last")
+    body = gaps + table(headers, rows) + f'<p class="versions">{kinds}</p>'
+    return section("coverage", "What the logs hold", body)
+
+
+def _checks(report: dict[str, Any]) -> str:
+    rows = []
+    for number, check in enumerate(report.get("checks") or []):
+        command = code_block(check.get("command", ""), f"command-{number}")
+        url = check.get("url")
+        rows.append(
+            [
+                cell(check.get("purpose"), kind="purpose"),
+                cell(check.get("count"), kind="num"),
+                cell(check.get("requests"), kind="num"),
+                cell(check.get("status")),
+                raw_cell(command, kind="msg"),
+                raw_cell(link(url, "Logs Explorer") if url else "", kind="nowrap"),
+            ]
+        )
+    headers = ("purpose", "entries", "requests", "status", "command", "link")
+    title = f"Checks run ({report.get('requests', '?')} requests)"
+    return section("checks", title, table(headers, rows, ident="checks-table"))
+
+
+def triage_page(report: dict[str, Any]) -> str:
+    """The triage report as one HTML document."""
+    workload = ", ".join(report.get("workload") or []) or "the workload"
+    window = report.get("window") or {}
+    span = f"Window {window.get('start')} .. {window.get('end')} (UTC)"
+    header = f'<header><h1>Triage of {text(workload)}</h1><p class="meta">{text(span)}</p></header>'
+    timeline = section(
+        "timeline", "Timeline", TIMELINE_HELP + timeline_html(triage_timeline(report))
+    )
+    body = (
+        header
+        + _root_cause(report)
+        + _versions(report)
+        + timeline
+        + _failures(report)
+        + _hosts(report)
+        + _coverage(report)
+        + _checks(report)
+    )
+    summary = {
+        "window": window,
+        "root_cause": {
+            key: (report.get("root_cause") or {}).get(key)
+            for key in ("timestamp", "where", "host", "message", "scenario_slug")
+        },
+        "attempts": (report.get("timeline") or {}).get("attempts", []),
+    }
+    return document(f"Triage of {workload}", body, summary)

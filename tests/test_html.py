@@ -1,0 +1,188 @@
+"""`--format=html` and `--output`: one self-contained page, workload text kept as text,
+size budgets, and the flags' errors. (tests/test_html_browser.py opens the pages.)"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pathways_workload.render.html.escape import script_json
+from tests.corpus.large import export
+from tests.helpers import run_cli
+from tests.html_report import HOSTILE, hostile_export, report_data, structure, write_report
+from tests.test_incidents import NAMES, expected, target_args
+
+CONSOLE = "https://console.cloud.google.com/logs/query;"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_incident_gives_one_self_contained_page_under_a_megabyte(
+    name: str, tmp_path: Path
+) -> None:
+    path, err = write_report(tmp_path, name)
+    page = path.read_text(encoding="utf-8")
+    assert len(page.encode()) < 1_000_000
+    assert err.splitlines()[-1] == f"report written to {path}"
+    parsed = structure(page)
+    assert not parsed.tags("link") and not parsed.tags("img") and not parsed.tags("iframe")
+    assert all("src" not in attrs for _, attrs in parsed.elements)
+    for _, attrs in parsed.elements:
+        href = attrs.get("href")
+        assert href is None or href.startswith(("#s-", CONSOLE)), href
+    assert [attrs.get("type") for attrs in parsed.tags("script")] == ["application/json", None]
+
+
+def test_the_policy_allows_only_the_page_script_and_no_network(tmp_path: Path) -> None:
+    path, _ = write_report(tmp_path, "lost-connection-to-peer")
+    parsed = structure(path.read_text(encoding="utf-8"))
+    (policy,) = [a["content"] for a in parsed.tags("meta") if a.get("http-equiv")]
+    assert policy is not None and "default-src 'none'" in policy
+    digest = hashlib.sha256(parsed.scripts[-1].encode()).digest()
+    assert f"script-src 'sha256-{base64.b64encode(digest).decode()}'" in policy
+
+
+def test_the_page_holds_the_root_cause_tables_and_a_lane_per_host(tmp_path: Path) -> None:
+    planted = expected("lost-connection-to-peer")
+    path, _ = write_report(tmp_path, "lost-connection-to-peer")
+    page = path.read_text(encoding="utf-8")
+    parsed = structure(page)
+    hosts = [a for _, a in parsed.elements if str(a.get("data-lane", "")).startswith("host/")]
+    assert len(hosts) == len({(h["slice"], h["host"]) for h in planted["failing_hosts"]}) == 6
+    (root,) = [attrs for _, attrs in parsed.elements if attrs.get("id") == "root-mark"]
+    assert "k-root" in str(root["class"])
+    assert planted["root_cause"]["message_contains"] in "".join(parsed.text)
+    for table in ("hosts-table", "checks-table"):
+        assert any(attrs.get("id") == table for _, attrs in parsed.elements)
+    copies = [a for a in parsed.tags("button") if "copy" in str(a.get("class"))]
+    links = [a for a in parsed.tags("a") if str(a.get("href")).startswith(CONSOLE)]
+    checks = json.loads(
+        run_cli(*target_args("lost-connection-to-peer", True), "--action=triage", "--format=json")[
+            1
+        ]
+    )["checks"]
+    assert len(copies) == len(links) == len(checks)
+    assert report_data(page)["root_cause"]["timestamp"] == planted["root_cause"]["timestamp"]
+
+
+@pytest.mark.parametrize("action", ["triage", "errors"])
+def test_workload_text_stays_text(action: str, tmp_path: Path) -> None:
+    logs = hostile_export(tmp_path)
+    out = tmp_path / "report.html"
+    code, _, err = run_cli(
+        f"--logs_file={logs}",
+        "--jobset_name=llama-train",
+        f"--action={action}",
+        "--format=html",
+        f"--output={out}",
+    )
+    assert code == 0, err
+    page = out.read_text(encoding="utf-8")
+    parsed = structure(page)
+    assert len(parsed.tags("script")) == 2
+    assert not parsed.tags("img") and not [
+        t for t, _ in parsed.elements if t == "svg" and _.get("onload")
+    ]
+    assert not any(key.startswith("on") for _, attrs in parsed.elements for key in attrs)
+    shown = "".join(parsed.text)
+    for line in HOSTILE:
+        assert line.split("\u2028")[0] in shown
+    assert "\u2028" not in parsed.scripts[0] and "</" not in parsed.scripts[0]
+    if action == "triage":
+        assert report_data(page)["root_cause"]["message"] in HOSTILE
+
+
+def test_script_json_cannot_end_a_script_and_reads_back() -> None:
+    value = {"line": "</script><!-- \u2028\u2029 & <b>", "n": [1, "x"]}
+    encoded = script_json(value)
+    assert not re.search("[<>&\u2028\u2029]", encoded)
+    assert json.loads(encoded) == value
+
+
+def test_the_1024_host_report_is_collapsed_per_slice_and_under_five_megabytes(
+    tmp_path: Path,
+) -> None:
+    path, planted = export("cascade-1024")
+    out = tmp_path / "big.html"
+    code, _, err = run_cli(
+        f"--logs_file={path}",
+        f"--jobset_name={planted.jobset}",
+        f"--start_time={planted.start}",
+        f"--end_time={planted.end}",
+        "--action=triage",
+        "--format=html",
+        f"--output={out}",
+    )
+    assert code == 0, err
+    page = out.read_text(encoding="utf-8")
+    assert len(page.encode()) < 5_000_000
+    parsed = structure(page)
+    slices = [
+        a for a in parsed.tags("details") if str(a.get("data-group", "")).startswith("slice/")
+    ]
+    assert len(slices) == 16 and all("open" not in a for a in slices)
+    hosts = [a for _, a in parsed.elements if str(a.get("data-lane", "")).startswith("host/")]
+    assert len(hosts) == 1024
+    assert [a for _, a in parsed.elements if a.get("id") == "root-mark"]
+    lane = [a for _, a in parsed.elements if a.get("data-lane") == f"host/{planted.root_host}"]
+    assert lane and "root" in str(lane[0]["class"])
+
+
+@pytest.mark.parametrize("action", ["pods", "preflight", "versions", "neighbors"])
+def test_report_actions_without_a_page_say_so(action: str) -> None:
+    code, out, err = run_cli(*target_args("two-failures"), f"--action={action}", "--format=html")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        f"error: --format=html: --action={action} has no HTML report (triage and the entry "
+        "actions have one); use --format=text or --format=json"
+    )
+
+
+def test_print_mode_has_no_page() -> None:
+    code, out, err = run_cli(
+        "--project=my-project", "--jobset_name=j", "--action=triage", "--format=html"
+    )
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1].startswith("error: --format=html draws what the queries found")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_output_gets_what_stdout_would(fmt: str, tmp_path: Path) -> None:
+    args = [*target_args("two-failures", True), "--action=triage", f"--format={fmt}"]
+    code, out, _ = run_cli(*args)
+    path, _ = write_report(tmp_path, "two-failures", fmt=fmt)
+    assert code == 0
+    assert path.read_text(encoding="utf-8") == out
+    assert path.stat().st_mode & 0o777 != 0o600  # a normal file, not the temporary one's mode
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]
+
+
+@pytest.mark.parametrize("where", ["missing-folder/report.html", "."])
+def test_an_unwritable_output_is_one_line_and_exit_74(where: str, tmp_path: Path) -> None:
+    target = tmp_path / where
+    code, out, err = run_cli(*target_args("two-failures"), "--action=triage", f"--output={target}")
+    assert (code, out) == (74, "")
+    (line,) = err.splitlines()
+    assert line.startswith(f"error: --output={target}: cannot write it (")
+    assert line.endswith("); choose a writable path")
+
+
+def test_a_failed_run_leaves_no_report(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('[{"timestamp": ')
+    target = tmp_path / "report.html"
+    target.write_text("the earlier report")
+    code, _, err = run_cli(
+        f"--logs_file={broken}",
+        "--jobset_name=j",
+        "--action=triage",
+        "--format=html",
+        f"--output={target}",
+    )
+    assert code == 5, err
+    assert target.read_text() == "the earlier report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.json", "report.html"]
