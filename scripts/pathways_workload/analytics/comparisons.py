@@ -1,0 +1,139 @@
+"""One comparison (`field op value`) as a GoogleSQL boolean, with the query language's meaning.
+
+- Strings compare case-insensitively after NFKC case folding: the column
+  through `NORMALIZE_AND_CASEFOLD(..., NFKC)`, the literal folded here the
+  same way; `:` is `CONTAINS_SUBSTR`, which normalises and folds itself.
+- `=~` and `!~` are `REGEXP_CONTAINS` (RE2 in both), case-sensitive.
+- Severity compares by level: the set of names the comparison admits.
+- Timestamps compare as instants, the literal truncated to the microsecond.
+- A literal that does not convert to the field's type makes the comparison
+  FALSE, and regular expressions never match typed fields, as in the engine.
+
+The result may be NULL where the field is missing; `where` wraps every
+comparison in `COALESCE(..., FALSE)`, so NULL never reaches NOT.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+
+from pathways_workload.analytics import columns, sql
+from pathways_workload.analytics.operands import Operand
+from pathways_workload.lql import fields, nodes, values
+
+NEVER = "FALSE"
+_ORDER_TESTS: Mapping[str, Callable[[int, int], bool]] = {
+    "=": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+def compare(operand: Operand, op: str, literal: nodes.Literal) -> str:
+    """SQL for `operand op literal` (not `:*`, which is `presence`)."""
+    if operand.record:
+        return NEVER
+    if operand.kind == columns.JSON:
+        return _json(operand, op, literal)
+    if operand.kind == fields.STRING:
+        return _string(operand.value, op, literal)
+    if operand.kind == fields.SEVERITY:
+        return _severity(operand.column, op, literal)
+    return _typed(operand, op, literal)
+
+
+def presence(operand: Operand) -> str:
+    """`field:*`: the field is explicitly present."""
+    if operand.kind == columns.JSON:
+        return f"{operand.json_query} IS NOT NULL"
+    return f"{operand.column} IS NOT NULL"
+
+
+def _string(value: str, op: str, literal: nodes.Literal) -> str:
+    """A STRING column (defaults applied)."""
+    if _is_null_value(literal):
+        return "TRUE" if op == "!=" else NEVER
+    if op == ":":
+        return f"CONTAINS_SUBSTR({value}, {sql.string(literal.text)})"
+    if op == "=~":
+        return f"REGEXP_CONTAINS({value}, {sql.string(literal.text)})"
+    if op == "!~":
+        return f"NOT REGEXP_CONTAINS({value}, {sql.string(literal.text)})"
+    return f"NORMALIZE_AND_CASEFOLD({value}, NFKC) {op} {sql.string(values.fold(literal.text))}"
+
+
+def _json(operand: Operand, op: str, literal: nodes.Literal) -> str:
+    """A value inside a JSON column: strings compared as strings, `:` searches inside."""
+    if _is_null_value(literal):
+        null_text = f"TO_JSON_STRING({operand.json_query})"
+        if op in ("=", ":"):
+            return f"{null_text} = 'null'"
+        return f"{null_text} != 'null'" if op == "!=" else NEVER
+    if operand.column in columns.STRING_MAPS and operand.keys:
+        return _string(operand.json_value, op, literal)
+    if op == ":" and operand.keys:
+        return f"CONTAINS_SUBSTR({operand.json_query}, {sql.string(literal.text)})"
+    if op == ":":
+        return f"CONTAINS_SUBSTR({operand.column}, {sql.string(literal.text)})"
+    return _string(operand.json_value, op, literal)
+
+
+def _severity(value: str, op: str, literal: nodes.Literal) -> str:
+    """Severity by level: the names the comparison admits (an absent one reads as DEFAULT)."""
+    wanted = values.parse_severity(literal.text) if op not in ("=~", "!~") else None
+    if wanted is None:
+        return NEVER
+    test = _ORDER_TESTS["=" if op == ":" else op]
+    admitted = [name for name, level in values.SEVERITY_LEVELS.items() if test(level, wanted)]
+    refused = [name for name in values.SEVERITY_LEVELS if name not in admitted]
+    if not admitted:
+        return NEVER
+    if not refused:
+        return "TRUE"
+    if "DEFAULT" in admitted:
+        return f"({value} IS NULL OR {value} NOT IN ({_names(refused)}))"
+    return f"{value} IN ({_names(admitted)})"
+
+
+def _typed(operand: Operand, op: str, literal: nodes.Literal) -> str:
+    """Timestamps, integers and booleans: the literal converted to the field's type."""
+    if op in ("=~", "!~"):
+        return NEVER
+    converted = _LITERALS[operand.kind](literal.text)
+    if converted is None:
+        return NEVER
+    return f"{operand.value} {'=' if op == ':' else op} {converted}"
+
+
+def _timestamp_literal(text: str) -> str | None:
+    nanos = values.parse_timestamp(text)
+    return None if nanos is None else sql.timestamp(nanos)
+
+
+def _integer_literal(text: str) -> str | None:
+    number = values.parse_integer(text)
+    return None if number is None else str(number)
+
+
+def _boolean_literal(text: str) -> str | None:
+    truth = values.parse_bool(text)
+    return None if truth is None else ("TRUE" if truth else "FALSE")
+
+
+def _is_null_value(literal: nodes.Literal) -> bool:
+    return not literal.quoted and literal.text == "NULL_VALUE"
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(sql.string(name) for name in names)
+
+
+_LITERALS: Mapping[str, Callable[[str], str | None]] = {
+    fields.TIMESTAMP: _timestamp_literal,
+    fields.INTEGER: _integer_literal,
+    fields.BOOLEAN: _boolean_literal,
+}

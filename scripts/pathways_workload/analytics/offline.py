@@ -1,0 +1,175 @@
+"""Offline Log Analytics: recorded exports loaded into DuckDB with the log view's layout.
+
+The project's export readers give the records (every format and framing
+check of `--logs_file` applies); they are copied as JSON Lines into a work
+folder and DuckDB reads them into one table, `log_view`, shaped as
+`columns.VIEW_COLUMNS` says: snake_case, `labels`, `resource.labels` and
+`json_payload` as JSON, microsecond TIMESTAMPs, `proto_payload.audit_log`
+typed. The table lives in a database file in the work folder, and
+`memory_limit` caps DuckDB's memory: past it, DuckDB spills to that folder,
+so exports larger than memory load and query.
+
+Queries are the BigQuery SQL the tool prints, transpiled (`transpile`).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pathways_workload.analytics import columns, emulation, transpile
+from pathways_workload.analytics.extra import require
+from pathways_workload.errors import InputFileError
+from pathways_workload.lql import fields
+from pathways_workload.sources.export_reader import Record, export_files, iter_records
+
+DEFAULT_MEMORY_LIMIT = "1GB"
+MAX_OBJECT_BYTES = 64 << 20
+# Long OR chains of search terms nest deeply once parsed.
+MAX_EXPRESSION_DEPTH = 100_000
+# How the export's top-level keys are read (everything nested stays JSON).
+RAW_TYPES = {
+    "timestamp": "VARCHAR",
+    "receiveTimestamp": "VARCHAR",
+    "logName": "VARCHAR",
+    "insertId": "VARCHAR",
+    "severity": "VARCHAR",
+    "textPayload": "VARCHAR",
+    "trace": "VARCHAR",
+    "spanId": "VARCHAR",
+}
+_SCALAR_CASTS = {
+    fields.INTEGER: "BIGINT",
+    fields.BOOLEAN: "BOOLEAN",
+    fields.TIMESTAMP: "TIMESTAMPTZ",
+}
+
+
+class OfflineStore:
+    """A DuckDB database holding recorded exports as a log view; use as a context manager."""
+
+    def __init__(self, paths: list[str], memory_limit: str = DEFAULT_MEMORY_LIMIT) -> None:
+        self._paths = paths
+        self._memory_limit = memory_limit
+        self._folder: Path | None = None
+        self._connection: Any = None
+        self.rows_loaded = 0
+
+    def __enter__(self) -> OfflineStore:
+        duckdb = require("duckdb")
+        self._folder = Path(tempfile.mkdtemp(prefix="pathways-analytics-"))
+        self._connection = duckdb.connect(
+            str(self._folder / "logs.duckdb"),
+            config={
+                "memory_limit": self._memory_limit,
+                "temp_directory": str(self._folder / "spill"),
+            },
+        )
+        self._connection.execute("SET TimeZone = 'UTC'")
+        self._connection.execute(f"SET max_expression_depth TO {MAX_EXPRESSION_DEPTH}")
+        emulation.register(self._connection)
+        self._load(duckdb)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._connection is not None:
+            self._connection.close()
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+    def rows(self, bigquery_sql: str) -> list[dict[str, Any]]:
+        """Run BigQuery SQL (transpiled) and return its rows as dicts."""
+        cursor = self._connection.execute(transpile.to_duckdb(bigquery_sql))
+        names = [description[0] for description in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    def _load(self, duckdb: Any) -> None:
+        assert self._folder is not None
+        lines = self._folder / "entries.jsonl"
+        records = _copy_records(self._paths, lines)
+        select = ",\n  ".join(f"{_load_expression(f)} AS {f.name}" for f in columns.VIEW_COLUMNS)
+        raw_columns = {key: RAW_TYPES.get(key, "JSON") for key in _raw_keys()}
+        try:
+            self._connection.execute(
+                f"CREATE TABLE {transpile.LOCAL_TABLE} AS SELECT\n  {select}\n"
+                "FROM read_json(?, format = 'newline_delimited', columns = ?, "
+                f"maximum_object_size = {MAX_OBJECT_BYTES})",
+                [str(lines), raw_columns],
+            )
+        except duckdb.Error as error:
+            raise _first_bad_record(self._paths, error) from None
+        self.rows_loaded = records
+
+
+def _raw_keys() -> list[str]:
+    return [field.key for field in columns.VIEW_COLUMNS if field.key != "logId"]
+
+
+def _copy_records(paths: list[str], target: Path) -> int:
+    """Write every record of the exports to one JSON Lines file; returns the count."""
+    count = 0
+    with target.open("wb") as out:
+        for record in _records(paths):
+            out.write(record.raw.replace(b"\r", b" ").replace(b"\n", b" ") + b"\n")
+            count += 1
+    return count
+
+
+def _records(paths: list[str]) -> Iterator[Record]:
+    for path in export_files(paths):
+        yield from iter_records(path)
+
+
+def _first_bad_record(paths: list[str], error: Exception) -> InputFileError:
+    """The reader's own error for the first record that does not parse, else DuckDB's message."""
+    for record in _records(paths):
+        record.entry()
+    message = " ".join(str(error).split())
+    return InputFileError(f"{', '.join(paths)}: the export could not be loaded ({message})")
+
+
+def _load_expression(field: columns.Field) -> str:
+    """DuckDB SQL turning the export's camelCase JSON into one column of the view."""
+    quoted = f'"{field.key}"'
+    if field.key == "logId":
+        return "NULLIF(url_decode(regexp_extract(\"logName\", '/logs/(.*)$', 1)), '')"
+    if field.key == "protoPayload":
+        audit = _record_expression(columns.AUDIT_LOG, quoted)
+        kind = f"{quoted} ->> '$.\"@type\"'"
+        return (
+            f"CASE WHEN {kind} = '{columns.AUDIT_LOG_TYPE}' "
+            f"THEN struct_pack(audit_log := {audit}) END"
+        )
+    if field.kind == columns.RECORD:
+        return _record_expression(field, quoted)
+    if field.kind == columns.JSON:
+        return quoted
+    if field.kind == fields.SEVERITY:
+        return f"upper({quoted})"
+    if field.key in RAW_TYPES:
+        cast = _SCALAR_CASTS.get(field.kind)
+        return f"TRY_CAST({quoted} AS {cast})" if cast else quoted
+    return _scalar_from_json(field, f"{quoted} ->> '$'")
+
+
+def _record_expression(record: columns.Field, source: str) -> str:
+    """A STRUCT built from a JSON object, NULL when the object is absent."""
+    members = []
+    for child in record.children:
+        path = f"'$.\"{child.key}\"'"
+        if child.kind == columns.RECORD:
+            value = _record_expression(child, f"({source} -> {path})")
+        elif child.kind == columns.JSON:
+            value = f"{source} -> {path}"
+        else:
+            value = _scalar_from_json(child, f"{source} ->> {path}")
+        members.append(f"{child.name} := {value}")
+    return f"CASE WHEN {source} IS NOT NULL THEN struct_pack({', '.join(members)}) END"
+
+
+def _scalar_from_json(field: columns.Field, text: str) -> str:
+    cast = _SCALAR_CASTS.get(field.kind)
+    return f"TRY_CAST({text} AS {cast})" if cast else text

@@ -1,0 +1,70 @@
+"""GoogleSQL literals: strings, JSONPath keys, timestamps, table paths.
+
+Every value the tool puts into SQL goes through one of these, so no filter
+text or flag can close a quote or add a clause.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pathways_workload.errors import UsageError
+from pathways_workload.timestamps import format_timestamp_ns
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_TABLE_PART = re.compile(r"[A-Za-z0-9_.:-]+")
+NANOS_PER_MICRO = 1_000
+
+
+def string(value: str) -> str:
+    """A single-quoted string literal, backslash-escaped."""
+    return "'" + "".join(_ESCAPES.get(char, char) for char in value) + "'"
+
+
+def json_path(keys: tuple[str, ...]) -> str:
+    """A JSONPath literal for `keys`, each key double-quoted unless it is a plain name.
+
+    Raises:
+        UsageError: a key holds a double quote or backslash, which the quoted
+            JSONPath form cannot express without escapes BigQuery does not document.
+    """
+    parts = ["$"]
+    for key in keys:
+        if _PLAIN_KEY.fullmatch(key):
+            parts.append(f".{key}")
+        elif '"' in key or "\\" in key:
+            raise UsageError(
+                f"the key {key!r} has a quote or backslash, which a Log Analytics JSON path "
+                "cannot address; use --engine=logging"
+            )
+        else:
+            parts.append(f'."{key}"')
+    return string("".join(parts))
+
+
+def micros(nanos: int) -> int:
+    """Nanoseconds to whole microseconds, rounded down (BigQuery TIMESTAMP precision)."""
+    return nanos // NANOS_PER_MICRO
+
+
+def timestamp(nanos: int) -> str:
+    """A TIMESTAMP literal of an instant, truncated to the microsecond."""
+    text = format_timestamp_ns(micros(nanos) * NANOS_PER_MICRO)
+    date, _, clock = text.rstrip("Z").partition("T")
+    seconds, _, fraction = clock.partition(".")
+    fraction = (fraction + "000000")[:6]
+    body = f"{date} {seconds}.{fraction}" if int(fraction) else f"{date} {seconds}"
+    return f"TIMESTAMP {string(body + '+00')}"
+
+
+def table(path: str, shape: str, flag: str) -> str:
+    """A backquoted table path with as many dot-separated names as `shape` (e.g. PROJECT.DATASET).
+
+    Raises:
+        UsageError: the path does not have that many non-empty names of the allowed characters.
+    """
+    names = path.split(".")
+    if len(names) != shape.count(".") + 1 or not all(_TABLE_PART.fullmatch(n) for n in names):
+        raise UsageError(f"{flag}={path!r}: expected {shape}")
+    return f"`{path}`"

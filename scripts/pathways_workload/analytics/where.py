@@ -1,0 +1,167 @@
+"""A Logging-query-language syntax tree compiled to a GoogleSQL WHERE predicate.
+
+The tree is the one `lql.parser.parse` builds for the query-language engine,
+so the filters every action prints are the only definition of what it asks;
+this module gives each node the engine's meaning in SQL (see `comparisons`
+for single comparisons). Every comparison is wrapped in `COALESCE(..., FALSE)`:
+a missing field makes SQL yield NULL, and NOT of NULL would stay NULL where
+the query language says `NOT missing=x` is true.
+
+- Comparisons on the same field side by side under one AND or OR share one
+  COALESCE (NULL OR TRUE is TRUE, NULL AND TRUE is NULL: the same answers).
+- A global restriction is `CONTAINS_SUBSTR` of the whole row; `SEARCH()`
+  is BigQuery's `SEARCH` with the query folded to lower case, because the
+  query language matches SEARCH tokens without regard to case, backticks too.
+- `log_id("x")` compares the view's decoded `log_id` column, folded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import urllib.parse
+
+from pathways_workload.analytics import columns, comparisons, operands, sql
+from pathways_workload.lql import analyzer, errors, fields, nodes, parser, values
+
+TIMESTAMP_BOUNDS = {">=": "start", "<=": "end"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Bounds:
+    """The instants a filter is bounded by at its top level (None: unbounded on that side)."""
+
+    start_ns: int | None
+    end_ns: int | None
+
+
+def compile_filter(text: str, known: Bounds = Bounds(None, None)) -> str:
+    """Compile filter text to a SQL predicate; top-level bounds equal to `known` are left out.
+
+    Raises:
+        errors.LqlError: the filter is invalid, or has no exact mapping ("unsupported").
+    """
+    tree = parser.parse(text)
+    conjuncts = nodes.operands(tree) if isinstance(tree, nodes.And) else [tree]
+    kept = [node for node in conjuncts if _bound(node) not in _known_bounds(known)]
+    if not kept:
+        return "TRUE"
+    return _Compiler(text).junction(kept, conjunctive=True)
+
+
+def bounds(text: str) -> Bounds:
+    """The tightest `timestamp>=` and `timestamp<=` literals among a filter's top-level terms.
+
+    Raises:
+        errors.LqlError: the filter is invalid.
+    """
+    tree = parser.parse(text)
+    conjuncts = nodes.operands(tree) if isinstance(tree, nodes.And) else [tree]
+    found = [bound for bound in map(_bound, conjuncts) if bound is not None]
+    starts = [ns for side, ns in found if side == "start"]
+    ends = [ns for side, ns in found if side == "end"]
+    return Bounds(max(starts) if starts else None, min(ends) if ends else None)
+
+
+def _bound(node: nodes.Node) -> tuple[str, int] | None:
+    """`("start", ns)` for `timestamp>="..."`, `("end", ns)` for `timestamp<="..."`, else None."""
+    if not (isinstance(node, nodes.Comparison) and node.value is not None):
+        return None
+    side = TIMESTAMP_BOUNDS.get(node.op)
+    if side is None or [part.lower() for part in node.path.components] != ["timestamp"]:
+        return None
+    nanos = values.parse_timestamp(node.value.text)
+    return None if nanos is None else (side, nanos)
+
+
+def _known_bounds(known: Bounds) -> set[tuple[str, int] | None]:
+    found: set[tuple[str, int] | None] = set()
+    if known.start_ns is not None:
+        found.add(("start", known.start_ns))
+    if known.end_ns is not None:
+        found.add(("end", known.end_ns))
+    return found
+
+
+class _Compiler:
+    """Compiles the nodes of one filter (kept for its text, used in errors)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def node(self, node: nodes.Node) -> str:
+        """Compile any node to a predicate that is never NULL."""
+        if isinstance(node, (nodes.And, nodes.Or)):
+            return self.junction(nodes.operands(node), isinstance(node, nodes.And))
+        if isinstance(node, nodes.Not):
+            return f"NOT {self.node(node.operand)}"
+        if isinstance(node, nodes.Comparison):
+            return _total(self._comparison(node))
+        if isinstance(node, nodes.Restriction):
+            return _total(f"CONTAINS_SUBSTR({columns.VIEW_ALIAS}, {sql.string(node.value.text)})")
+        if isinstance(node, nodes.Search):
+            return _total(self._search(node))
+        if isinstance(node, nodes.LogId):
+            decoded = values.fold(urllib.parse.unquote(node.log_id.text))
+            return f"COALESCE(NORMALIZE_AND_CASEFOLD(log_id, NFKC) = {sql.string(decoded)}, FALSE)"
+        return "TRUE"
+
+    def junction(self, operands: list[nodes.Node], conjunctive: bool) -> str:
+        """AND (or OR) of operands; runs of comparisons on one field share a COALESCE."""
+        joiner = " AND " if conjunctive else " OR "
+        parts: list[str] = []
+        run: list[str] = []
+        run_field: str | None = None
+        for operand in operands:
+            field = _field_of(operand)
+            if run and field != run_field:
+                parts.append(_total(joiner.join(run), len(run)))
+                run = []
+            if field is None:
+                parts.append(self.node(operand))
+            else:
+                assert isinstance(operand, nodes.Comparison)
+                run.append(self._comparison(operand))
+            run_field = field
+        if run:
+            parts.append(_total(joiner.join(run), len(run)))
+        return parts[0] if len(parts) == 1 else "(" + joiner.join(parts) + ")"
+
+    def _comparison(self, node: nodes.Comparison) -> str:
+        operand = operands.resolve(node.path, self._text)
+        if node.value is None:
+            return comparisons.presence(operand)
+        return comparisons.compare(operand, node.op, node.value)
+
+    def _search(self, node: nodes.Search) -> str:
+        try:
+            analyzer.parse_query(node.query.text)
+        except ValueError as error:
+            raise errors.LqlSyntaxError(
+                f"{error} (at {errors.where(self._text, node.query.start)})",
+                self._text,
+                node.query.start,
+            ) from error
+        query = sql.string(values.fold(node.query.text))
+        if node.path is None:
+            return f"SEARCH({columns.VIEW_ALIAS}, {query})"
+        operand = operands.resolve(node.path, self._text)
+        if operand.kind == columns.JSON:
+            return f"SEARCH({operand.json_query if operand.keys else operand.column}, {query})"
+        if operand.kind == fields.STRING:
+            return f"SEARCH({operand.column}, {query})"
+        return comparisons.NEVER
+
+
+def _field_of(node: nodes.Node) -> str | None:
+    """The path text of a comparison that can join a run (not `:*`), else None."""
+    if isinstance(node, nodes.Comparison) and node.value is not None:
+        return ".".join(node.path.components)
+    return None
+
+
+def _total(predicate: str, terms: int = 1) -> str:
+    """A predicate made two-valued: NULL (a missing field) reads as FALSE."""
+    if predicate in ("TRUE", comparisons.NEVER):
+        return predicate
+    body = f"({predicate})" if terms > 1 else predicate
+    return f"COALESCE({body}, FALSE)"
