@@ -36,7 +36,7 @@ ORDERED = "ordered"
 FIRST_PER_GROUP = "first_per_group"
 LAST_PER_GROUP = "last_per_group"
 SHAPES = (ORDERED, FIRST_PER_GROUP, LAST_PER_GROUP)
-RESULT_COLUMNS = ("fetch_index", "position", "fetch_matched", "group_key", "group_total")
+DEDUP_WINDOW = "PARTITION BY insert_id, timestamp ORDER BY log_name"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,7 +81,7 @@ def build(questions: Sequence[Question], view: View, full: bool) -> str:
         + f"    AND STARTS_WITH(log_name, {sql.string(f'projects/{view.project}/logs/')})\n),\n"
         + "matched AS (\n  SELECT * FROM scan\n"
         + f"  WHERE {any_match}\n"
-        + "  QUALIFY ROW_NUMBER() OVER (PARTITION BY insert_id, timestamp ORDER BY log_name) = 1\n)\n"
+        + f"  QUALIFY ROW_NUMBER() OVER ({DEDUP_WINDOW}) = 1\n)\n"
     )
     names = _output_names(full, grouped)
     branches = [_branch(index, question, names) for index, question in enumerate(questions)]
@@ -155,7 +155,8 @@ def _branch(index: int, question: Question, names: list[str]) -> str:
     if question.shape == FIRST_PER_GROUP:
         return (
             f"{head}group_total, {listed}\n FROM (\n"
-            "  SELECT *, ROW_NUMBER() OVER (PARTITION BY group_key ORDER BY position) AS group_rank,\n"
+            "  SELECT *,\n"
+            "    ROW_NUMBER() OVER (PARTITION BY group_key ORDER BY position) AS group_rank,\n"
             "    COUNT(*) OVER (PARTITION BY group_key) AS group_total\n"
             f"  FROM (SELECT {numbered}, * FROM matched WHERE match_{index}\n"
             f"    QUALIFY position <= {question.limit}) AS fetched\n"

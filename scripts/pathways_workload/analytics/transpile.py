@@ -49,7 +49,9 @@ def _rewrite(node: Any, exp: Any, sqlglot: Any) -> Any:
     if isinstance(node, exp.Contains) and isinstance(node.this, exp.Lower):
         searched = node.this.this
         if _is_json(searched, exp):
-            term = node.expression.this if isinstance(node.expression, exp.Lower) else node.expression
+            term = (
+                node.expression.this if isinstance(node.expression, exp.Lower) else node.expression
+            )
             return _json_contains(searched, term, exp)
     if isinstance(node, exp.Anonymous) and str(node.this).upper() == "SEARCH":
         searched, query = node.expressions
