@@ -27,7 +27,8 @@ from pathways_workload.lql import fields
 from pathways_workload.sources.export_reader import Record, export_files, iter_records
 
 DEFAULT_MEMORY_LIMIT = "1GB"
-MAX_OBJECT_BYTES = 64 << 20
+# Cloud Logging entries are at most 256 KiB (audit entries 512 KiB).
+MAX_OBJECT_BYTES = 4 << 20
 # Long OR chains of search terms nest deeply once parsed.
 MAX_EXPRESSION_DEPTH = 100_000
 # How the export's top-level keys are read (everything nested stays JSON).

@@ -63,7 +63,7 @@ def _is_json(node: Any, exp: Any) -> bool:
     """Whether an expression is JSON (a path into a JSON column, one, or the whole row)."""
     if isinstance(node, exp.JSONExtract):
         return True
-    if isinstance(node, exp.Column) or isinstance(node, exp.Dot):
+    if isinstance(node, (exp.Column, exp.Dot)):
         return node.sql() in JSON_COLUMNS or node.sql() == columns.VIEW_ALIAS
     return False
 

@@ -1,0 +1,123 @@
+"""The SQL each query-language construct compiles to, and the gaps that only BigQuery can settle."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pathways_workload.analytics import queries, sql, where
+from pathways_workload.errors import UsageError
+from pathways_workload.lql import LqlUnsupportedError
+from tests.helpers import container_entry
+
+WINDOW = 'timestamp>="2026-10-22T11:00:00Z" timestamp<="2026-10-22T12:00:00Z"'
+
+
+def test_label_keys_with_slashes_and_dots_use_the_quoted_json_path() -> None:
+    predicate = where.compile_filter('labels."k8s-pod/jobset_sigs_k8s_io/jobset-name"="Train"')
+    assert "JSON_VALUE(labels, '$.\"k8s-pod/jobset_sigs_k8s_io/jobset-name\"')" in predicate
+    assert "NORMALIZE_AND_CASEFOLD(" in predicate and "= 'train'" in predicate
+
+
+def test_regex_is_re2_regexp_contains_unfolded() -> None:
+    predicate = where.compile_filter('resource.labels.pod_name=~"^Train-\\\\d"')
+    assert "REGEXP_CONTAINS(JSON_VALUE(resource.labels, '$.pod_name'), '^Train-\\\\d')" in predicate
+
+
+def test_substring_is_contains_substr_and_missing_fields_read_false() -> None:
+    predicate = where.compile_filter('NOT jsonPayload.message:"OOM"')
+    assert predicate == (
+        "NOT COALESCE(CONTAINS_SUBSTR(JSON_QUERY(json_payload, '$.message'), 'OOM'), FALSE)"
+    )
+
+
+def test_severity_compares_by_level_and_default_includes_absent() -> None:
+    assert where.compile_filter("severity>=ERROR") == (
+        "severity IN ('ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY')"
+    ).join(["COALESCE(", ", FALSE)"])
+    below = where.compile_filter("severity<INFO")
+    assert "severity IS NULL OR severity NOT IN ('INFO'" in below
+
+
+def test_log_id_compares_the_decoded_log_id_column() -> None:
+    predicate = where.compile_filter('log_id("cloudaudit.googleapis.com%2Factivity")')
+    assert "NORMALIZE_AND_CASEFOLD(log_id, NFKC) = 'cloudaudit.googleapis.com/activity'" in predicate
+
+
+def test_timestamps_are_microsecond_literals() -> None:
+    predicate = where.compile_filter('receiveTimestamp>"2026-10-22T11:00:00.123456789Z"')
+    assert "TIMESTAMP '2026-10-22 11:00:00.123456+00'" in predicate
+
+
+def test_global_restriction_and_search_cover_the_whole_row() -> None:
+    assert "CONTAINS_SUBSTR(log_entry, 'hbm')" in where.compile_filter('"hbm"')
+    assert "SEARCH(log_entry, 'out of memory')" in where.compile_filter('SEARCH("Out Of Memory")')
+
+
+def test_a_path_without_a_column_is_unsupported_with_a_caret() -> None:
+    with pytest.raises(LqlUnsupportedError) as raised:
+        where.compile_filter('severity>=ERROR httpRequest.latency>"1s"')
+    assert "no exact Log Analytics mapping" in raised.value.render()
+    assert raised.value.render().splitlines()[-1] == " " * 16 + "^"
+
+
+def test_every_query_is_window_bounded_and_project_scoped() -> None:
+    text = queries.build(
+        [queries.Question(f'{WINDOW} severity>=ERROR', 10)],
+        queries.View("`p.d._Default`", "pw-demo"),
+        full=False,
+    )
+    assert "WHERE timestamp >= TIMESTAMP '2026-10-22 11:00:00+00'" in text
+    assert "AND timestamp <= TIMESTAMP '2026-10-22 12:00:00+00'" in text
+    assert "STARTS_WITH(log_name, 'projects/pw-demo/logs/')" in text
+    assert "PARTITION BY insert_id, timestamp" in text
+    assert " labels," not in text and "JSON_VALUE(labels" in text
+
+
+def test_an_unbounded_filter_is_refused() -> None:
+    with pytest.raises(UsageError, match="bounded in time"):
+        queries.build([queries.Question("severity>=ERROR", 10)], queries.View("`p.d.v`", "p"), True)
+
+
+def test_user_strings_cannot_close_their_quotes() -> None:
+    assert sql.string("it's \\ fine\n") == "'it\\'s \\\\ fine\\n'"
+
+
+def test_contains_substr_normalisation_only_real_bigquery_can_settle(store_of: Any) -> None:
+    """BigQuery folds with NFKC; offline DuckDB only lower-cases, so it misses fullwidth text."""
+    store = store_of([container_entry("ＦＵＬＬＷＩＤＴＨ oom"), container_entry("plain OOM")])
+    predicate = where.compile_filter('textPayload:"fullwidth"')
+    assert "CONTAINS_SUBSTR(COALESCE(text_payload, ''), 'fullwidth')" in predicate
+    assert store.rows(f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}") == []
+
+
+def test_search_tokens_only_real_bigquery_can_settle(store_of: Any) -> None:
+    """The query is lower-cased for BigQuery's LOG_ANALYZER; offline tokens are the engine's."""
+    store = store_of([container_entry("RESOURCE_EXHAUSTED: Out of HBM"), container_entry("fine")])
+    predicate = where.compile_filter('SEARCH(textPayload, "`Out of HBM`")')
+    assert "SEARCH(text_payload, '`out of hbm`')" in predicate
+    rows = store.rows(f"SELECT text_payload FROM `p.d.v` AS log_entry WHERE {predicate}")
+    assert [row["text_payload"] for row in rows] == ["RESOURCE_EXHAUSTED: Out of HBM"]
+
+
+def test_json_comparisons_only_real_bigquery_can_settle(store_of: Any) -> None:
+    """A JSON number is compared by its text: 5.0 is not "5" (the query language says equal)."""
+    entry = container_entry("x")
+    del entry["textPayload"]
+    entry["jsonPayload"] = {"code": 5.0}
+    store = store_of([entry])
+    predicate = where.compile_filter("jsonPayload.code=5")
+    assert store.rows(f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}") == []
+
+
+def test_nanosecond_rounding_only_real_bigquery_can_settle(store_of: Any) -> None:
+    """Entries 0.8 µs apart share a microsecond offline; insert_id breaks the tie."""
+    late = container_entry("late", timestamp="2026-10-22T11:30:00.0000019Z")
+    early = container_entry("early", timestamp="2026-10-22T11:30:00.0000011Z")
+    late["insertId"], early["insertId"] = "a-late", "b-early"
+    store = store_of([early, late])
+    text = queries.build(
+        [queries.Question(WINDOW, 10)], queries.View("`p.d._Default`", "pw-demo"), True
+    )
+    assert [row["insert_id"] for row in store.rows(text)] == ["a-late", "b-early"]
