@@ -3,9 +3,10 @@
 Defined as DuckDB macros (JSONPath `$..*` lists every nested value), so they
 need nothing but DuckDB:
 
-- `bq_contains_substr_json(json_value, term)`: BigQuery's `CONTAINS_SUBSTR`
-  over JSON (or a whole row, as JSON): true when a scalar value (not a key),
-  written as text, contains the term, both lower-cased.
+- `bq_json_matches(json_value, pattern)`: BigQuery's `CONTAINS_SUBSTR` over
+  JSON (or a whole row, as JSON): true when a scalar value (not a key),
+  written as text and lower-cased, matches the pattern of the escaped,
+  lower-cased terms (`transpile` builds it).
 - `bq_search_json(json_value, query)`: `SEARCH` over the string values: every
   token of the query is a token of some string, cut at the LOG_ANALYZER
   delimiters (`lql.analyzer` has the list). Backtick phrases count their
@@ -41,9 +42,9 @@ _SCALAR_VALUES = (
 )
 MACROS = (
     f"CREATE MACRO bq_json_scalars(json_value) AS {_SCALAR_VALUES}",
-    "CREATE MACRO bq_contains_substr_json(json_value, term) AS coalesce(list_bool_or("
+    "CREATE MACRO bq_json_matches(json_value, pattern) AS coalesce(list_bool_or("
     "list_transform(bq_json_scalars(json_value), lambda item: "
-    "contains(lower(item ->> '$'), lower(term)))), false)",
+    "regexp_matches(lower(item ->> '$'), pattern))), false)",
     f"CREATE MACRO bq_tokens(text) AS {_TOKENS}",
     "CREATE MACRO bq_search_json(json_value, query) AS list_has_all(coalesce(flatten("
     "list_transform(list_filter(bq_json_scalars(json_value), lambda item: "

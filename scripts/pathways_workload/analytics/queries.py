@@ -70,9 +70,11 @@ def build(questions: Sequence[Question], view: View, full: bool) -> str:
         f"{_predicate(question.filter, window)} AS match_{index}"
         for index, question in enumerate(questions)
     ]
-    selected = [*_columns(full), *([f"{grouping.group_key()} AS group_key"] if grouped else [])]
-    any_match = " OR ".join(f"match_{index}" for index in range(len(questions)))
-    scan = (
+    key = grouping.group_key() if grouped else "CAST(NULL AS STRING)"
+    selected = [*_columns(full), f"{key} AS group_key"]
+    tags = ", ".join(f"IF(match_{index}, {index}, NULL)" for index in range(len(questions)))
+    names = ", ".join(column.rsplit(" AS ", 1)[-1] for column in selected)
+    return (
         "WITH scan AS (\n  SELECT\n    "
         + ",\n    ".join(selected + flags)
         + f"\n  FROM {view.table} AS {columns.VIEW_ALIAS}\n"
@@ -80,12 +82,79 @@ def build(questions: Sequence[Question], view: View, full: bool) -> str:
         + f"    AND timestamp <= {sql.timestamp(window.end_ns or 0)}\n"
         + f"    AND STARTS_WITH(log_name, {sql.string(f'projects/{view.project}/logs/')})\n),\n"
         + "matched AS (\n  SELECT * FROM scan\n"
-        + f"  WHERE {any_match}\n"
-        + f"  QUALIFY ROW_NUMBER() OVER ({DEDUP_WINDOW}) = 1\n)\n"
+        + f"  WHERE {' OR '.join(f'match_{i}' for i in range(len(questions)))}\n"
+        + f"  QUALIFY ROW_NUMBER() OVER ({DEDUP_WINDOW}) = 1\n),\n"
+        + f"tagged AS (\n  SELECT fetch_index, {names}\n"
+        + f"  FROM matched CROSS JOIN UNNEST([{tags}]) AS fetch_index\n"
+        + "  WHERE fetch_index IS NOT NULL\n),\n"
+        + _numbered(questions)
+        + _kept(questions)
+        + _final(questions, names)
     )
-    names = _output_names(full, grouped)
-    branches = [_branch(index, question, names) for index, question in enumerate(questions)]
-    return scan + "\nUNION ALL\n".join(branches) + "\nORDER BY fetch_index, position\n"
+
+
+def _numbered(questions: Sequence[Question]) -> str:
+    """Each row's position in its fetch's order, the fetch's match count, group sizes."""
+    descending = [str(i) for i, question in enumerate(questions) if question.order == "desc"]
+    latest = "ORDER BY timestamp DESC, insert_id DESC"
+    by_fetch = "PARTITION BY fetch_index"
+    position = f"ROW_NUMBER() OVER ({by_fetch} ORDER BY timestamp, insert_id)"
+    if descending:
+        position = (
+            f"IF(fetch_index IN ({', '.join(descending)}), "
+            f"ROW_NUMBER() OVER ({by_fetch} {latest}), {position})"
+        )
+    return (
+        "numbered AS (\n  SELECT *,\n"
+        f"    {position} AS position,\n"
+        f"    COUNT(*) OVER ({by_fetch}) AS fetch_matched,\n"
+        f"    ROW_NUMBER() OVER ({by_fetch}, group_key {latest}) AS latest_in_group,\n"
+        f"    COUNT(*) OVER ({by_fetch}, group_key) AS group_size\n"
+        "  FROM tagged\n  WHERE TRUE\n),\n"
+    )
+
+
+def _kept(questions: Sequence[Question]) -> str:
+    """The rows each fetch reads before grouping: its first `limit`, or each group's last."""
+    cases = " ".join(
+        f"WHEN {index} THEN "
+        + ("latest_in_group = 1" if q.shape == LAST_PER_GROUP else f"position <= {q.limit}")
+        for index, q in enumerate(questions)
+    )
+    return (
+        "kept AS (\n  SELECT *,\n"
+        "    ROW_NUMBER() OVER (PARTITION BY fetch_index, group_key ORDER BY position) "
+        "AS group_rank,\n"
+        "    COUNT(*) OVER (PARTITION BY fetch_index, group_key) AS kept_in_group,\n"
+        "    ROW_NUMBER() OVER (PARTITION BY fetch_index ORDER BY position) AS kept_position,\n"
+        "    COUNT(*) OVER (PARTITION BY fetch_index) AS kept_rows\n"
+        f"  FROM numbered\n  WHERE CASE fetch_index {cases} END\n)\n"
+    )
+
+
+def _final(questions: Sequence[Question], names: str) -> str:
+    """Each fetch's rows in its shape, tagged with its index, in order."""
+    keeps, matched, totals = [], [], []
+    for index, question in enumerate(questions):
+        if question.shape == FIRST_PER_GROUP:
+            keeps.append(
+                f"WHEN {index} THEN group_rank <= {question.keep} OR group_rank = kept_in_group"
+            )
+            totals.append(f"WHEN {index} THEN kept_in_group")
+        elif question.shape == LAST_PER_GROUP:
+            keeps.append(f"WHEN {index} THEN kept_position <= {question.limit}")
+            matched.append(f"WHEN {index} THEN kept_rows")
+            totals.append(f"WHEN {index} THEN group_size")
+    keep = f"CASE fetch_index {' '.join(keeps)} ELSE TRUE END" if keeps else "TRUE"
+    count = f"CASE fetch_index {' '.join(matched)} ELSE fetch_matched END" if matched else (
+        "fetch_matched"
+    )
+    total = f"CASE fetch_index {' '.join(totals)} END" if totals else "CAST(NULL AS INT64)"
+    return (
+        f"SELECT fetch_index, kept_position AS position, {count} AS fetch_matched,\n"
+        f"  {total} AS group_total, {names}\n"
+        f"FROM kept\nWHERE {keep}\nORDER BY fetch_index, position\n"
+    )
 
 
 def _window(questions: Sequence[Question]) -> where.Bounds:
@@ -127,48 +196,3 @@ def _columns(full: bool) -> list[str]:
         f"JSON_VALUE(labels, {node}) AS {columns.NODE_LABEL_COLUMN}",
         *(f"{path} AS {name}" for name, path in columns.AUDIT_TEXT_COLUMNS.items()),
     ]
-
-
-def _output_names(full: bool, grouped: bool) -> list[str]:
-    names = [column.rsplit(" AS ", 1)[-1] for column in _columns(full)]
-    return names + (["group_key"] if grouped else ["CAST(NULL AS STRING) AS group_key"])
-
-
-def _order(question: Question, prefix: str = "") -> str:
-    direction = "DESC" if question.order == "desc" else "ASC"
-    return f"{prefix}timestamp {direction}, {prefix}insert_id {direction}"
-
-
-def _branch(index: int, question: Question, names: list[str]) -> str:
-    """One fetch's rows, tagged with its index, its position, the match count and group sizes."""
-    listed = ", ".join(names)
-    head = f"(SELECT {index} AS fetch_index, position, fetch_matched, "
-    numbered = (
-        f"ROW_NUMBER() OVER (ORDER BY {_order(question)}) AS position, "
-        "COUNT(*) OVER () AS fetch_matched"
-    )
-    if question.shape == ORDERED:
-        return (
-            f"(SELECT {index} AS fetch_index, {numbered}, CAST(NULL AS INT64) AS group_total, "
-            f"{listed}\n FROM matched WHERE match_{index}\n QUALIFY position <= {question.limit})"
-        )
-    if question.shape == FIRST_PER_GROUP:
-        return (
-            f"{head}group_total, {listed}\n FROM (\n"
-            "  SELECT *,\n"
-            "    ROW_NUMBER() OVER (PARTITION BY group_key ORDER BY position) AS group_rank,\n"
-            "    COUNT(*) OVER (PARTITION BY group_key) AS group_total\n"
-            f"  FROM (SELECT {numbered}, * FROM matched WHERE match_{index}\n"
-            f"    QUALIFY position <= {question.limit}) AS fetched\n"
-            "  WHERE TRUE\n ) AS grouped\n"
-            f" WHERE group_rank <= {question.keep} OR group_rank = group_total)"
-        )
-    latest = f"ORDER BY {_order(Question('', 0, 'desc'))}"
-    return (
-        f"{head}group_total, {listed}\n FROM (\n"
-        f"  SELECT {numbered}, * FROM (\n"
-        "    SELECT *, COUNT(*) OVER (PARTITION BY group_key) AS group_total\n"
-        f"    FROM matched WHERE match_{index}\n"
-        f"    QUALIFY ROW_NUMBER() OVER (PARTITION BY group_key {latest}) = 1) AS last_lines\n"
-        f"  WHERE TRUE\n  QUALIFY position <= {question.limit}) AS numbered)"
-    )

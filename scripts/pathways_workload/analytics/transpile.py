@@ -2,14 +2,17 @@
 
 No DuckDB SQL is written by hand for a query: sqlglot translates the same
 text that BigQuery would run, and only these rewrites adapt what DuckDB
-lacks, each to a function `emulation` registers:
+lacks or handles badly, the functions they call defined by `emulation`:
 
 - the view's table path becomes the local table `log_view`;
 - `NORMALIZE_AND_CASEFOLD(x, NFKC)` becomes `LOWER(x)` (no NFKC offline);
-- `CONTAINS_SUBSTR` of a JSON value or of the whole row searches the JSON
-  values (not the keys), as BigQuery's default `json_scope` does; of a
-  string, sqlglot's `CONTAINS(LOWER(x), LOWER(term))`;
-- `SEARCH(x, query)` runs the query-language tokenizer over x's strings;
+- `CONTAINS_SUBSTR(x, term)` becomes an RE2 search of `LOWER(x)` for the
+  escaped, lower-cased term, and a run of them on the same x joined by OR
+  becomes one search for any of the terms (one expression instead of
+  hundreds: DuckDB keeps state per expression); on JSON (a path, a JSON
+  column or the whole row) the scalar values are searched, not the keys,
+  as BigQuery's default `json_scope` does;
+- `SEARCH(x, query)` runs the LOG_ANALYZER-style tokenizer over x's strings;
 - every CTE is `MATERIALIZED`, so the scan runs once, as in BigQuery.
 
 sqlglot is imported only here, and only when an offline or fake query runs.
@@ -21,10 +24,11 @@ from typing import Any
 
 from pathways_workload.analytics import columns
 from pathways_workload.analytics.extra import require
+from pathways_workload.filters import regex_literal
 
 LOCAL_TABLE = "log_view"
 JSON_COLUMNS = frozenset({"labels", "json_payload", "resource.labels"})
-CONTAINS_JSON = "bq_contains_substr_json"
+MATCHES_JSON = "bq_json_matches"
 SEARCH_JSON = "bq_search_json"
 
 
@@ -33,30 +37,82 @@ def to_duckdb(bigquery_sql: str) -> str:
     sqlglot = require("sqlglot")
     exp = sqlglot.exp
     tree = sqlglot.parse_one(bigquery_sql, read="bigquery")
-    tree = tree.transform(lambda node: _rewrite(node, exp, sqlglot))
+    _merge_substring_runs(tree, exp)
+    tree = tree.transform(lambda node: _rewrite(node, exp))
     for cte in tree.find_all(exp.CTE):
         cte.set("materialized", True)  # run once, as BigQuery runs a non-recursive CTE
     text: str = tree.sql(dialect="duckdb", unsupported_level=sqlglot.ErrorLevel.RAISE)
     return text
 
 
-def _rewrite(node: Any, exp: Any, sqlglot: Any) -> Any:
+def _rewrite(node: Any, exp: Any) -> Any:
     """One node adapted for DuckDB (see the module docstring), or the node itself."""
     if isinstance(node, exp.Table):
         return exp.to_table(LOCAL_TABLE).as_(node.alias_or_name) if node.alias else node
     if isinstance(node, exp.Normalize) and node.args.get("is_casefold"):
         return exp.Lower(this=node.this)
-    if isinstance(node, exp.Contains) and isinstance(node.this, exp.Lower):
-        searched = node.this.this
-        if _is_json(searched, exp):
-            term = (
-                node.expression.this if isinstance(node.expression, exp.Lower) else node.expression
-            )
-            return _json_contains(searched, term, exp)
+    target = _substring_target(node, exp)
+    if target is not None:
+        return _search_for(target[0], [target[1]], exp)
     if isinstance(node, exp.Anonymous) and str(node.this).upper() == "SEARCH":
         searched, query = node.expressions
-        return _json_call(SEARCH_JSON, searched, query, exp)
+        as_json = exp.Anonymous(this="TO_JSON", expressions=[searched.copy()])
+        return exp.Anonymous(this=SEARCH_JSON, expressions=[as_json, query.copy()])
     return node
+
+
+def _substring_target(node: Any, exp: Any) -> tuple[Any, str] | None:
+    """`(x, term)` when the node is `CONTAINS_SUBSTR(x, 'term')` as sqlglot parsed it."""
+    if not (isinstance(node, exp.Contains) and isinstance(node.this, exp.Lower)):
+        return None
+    term = node.expression.this if isinstance(node.expression, exp.Lower) else node.expression
+    if not (isinstance(term, exp.Literal) and term.is_string):
+        return None
+    return node.this.this, str(term.this)
+
+
+def _merge_substring_runs(tree: Any, exp: Any) -> None:
+    """Replace each run of CONTAINS_SUBSTR on the same value inside an OR by one search."""
+    for chain in [node for node in tree.find_all(exp.Or) if not isinstance(node.parent, exp.Or)]:
+        runs: list[tuple[str | None, list[Any]]] = []
+        for operand in chain.flatten():
+            target = _substring_target(operand, exp)
+            key = target[0].sql() if target else None
+            if key is not None and runs and runs[-1][0] == key:
+                runs[-1][1].append(operand)
+            else:
+                runs.append((key, [operand]))
+        if all(len(members) == 1 for _, members in runs):
+            continue
+        merged = [
+            _search_for(
+                _substring_target(members[0], exp)[0],  # type: ignore[index]
+                [_substring_target(member, exp)[1] for member in members],  # type: ignore[index]
+                exp,
+            )
+            if key is not None
+            else members[0]
+            for key, members in runs
+        ]
+        chain.replace(exp.or_(*merged, copy=False) if len(merged) > 1 else merged[0])
+
+
+def _search_for(value: Any, terms: list[str], exp: Any) -> Any:
+    """An RE2 search of a value (lower-cased) for any of the lower-cased terms."""
+    pattern = exp.Literal.string("|".join(regex_literal(term.lower()) for term in terms))
+    if not _is_json(value, exp):
+        return exp.RegexpLike(this=exp.Lower(this=value.copy()), expression=pattern)
+    if isinstance(value, exp.Column) and value.sql() == columns.VIEW_ALIAS:
+        as_json = exp.Anonymous(this="TO_JSON", expressions=[value.copy()])
+        return exp.Anonymous(this=MATCHES_JSON, expressions=[as_json, pattern])
+    kind = exp.Anonymous(this="json_type", expressions=[value.copy()])
+    text = exp.Anonymous(
+        this="json_extract_string", expressions=[value.copy(), exp.Literal.string("$")]
+    )
+    is_string = exp.EQ(this=kind, expression=exp.Literal.string("VARCHAR"))
+    found = exp.RegexpLike(this=exp.Lower(this=text), expression=pattern.copy())
+    other = exp.Anonymous(this=MATCHES_JSON, expressions=[value.copy(), pattern.copy()])
+    return exp.Case(ifs=[exp.If(this=is_string, true=found)], default=other)
 
 
 def _is_json(node: Any, exp: Any) -> bool:
@@ -66,27 +122,3 @@ def _is_json(node: Any, exp: Any) -> bool:
     if isinstance(node, (exp.Column, exp.Dot)):
         return node.sql() in JSON_COLUMNS or node.sql() == columns.VIEW_ALIAS
     return False
-
-
-def _json_contains(value: Any, term: Any, exp: Any) -> Any:
-    """CONTAINS_SUBSTR of JSON: a string searched directly, anything else by the macro."""
-    if isinstance(value, exp.Column) and value.sql() == columns.VIEW_ALIAS:
-        return _json_call(CONTAINS_JSON, value, term, exp)
-    kind = exp.Anonymous(this="json_type", expressions=[value.copy()])
-    text = exp.Anonymous(
-        this="json_extract_string", expressions=[value.copy(), exp.Literal.string("$")]
-    )
-    found = exp.Anonymous(
-        this="contains", expressions=[exp.Lower(this=text), exp.Lower(this=term.copy())]
-    )
-    is_string = exp.EQ(this=kind, expression=exp.Literal.string("VARCHAR"))
-    return exp.Case(
-        ifs=[exp.If(this=is_string, true=found)],
-        default=_json_call(CONTAINS_JSON, value, term, exp),
-    )
-
-
-def _json_call(name: str, value: Any, argument: Any, exp: Any) -> Any:
-    """`name(TO_JSON(value), argument)`: the macro reads the value as JSON."""
-    as_json = exp.Anonymous(this="TO_JSON", expressions=[value.copy()])
-    return exp.Anonymous(this=name, expressions=[as_json, argument.copy()])
