@@ -63,7 +63,9 @@ def _cases() -> list[Any]:
             if "match" in case:
                 reason = KNOWN_DIFFERENCES.get(case["name"])
                 marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-                found.append(pytest.param(path.name, case, id=f"{path.stem}-{case['name']}", marks=marks))
+                found.append(
+                    pytest.param(path.name, case, id=f"{path.stem}-{case['name']}", marks=marks)
+                )
     return found
 
 

@@ -42,7 +42,9 @@ def test_severity_compares_by_level_and_default_includes_absent() -> None:
 
 def test_log_id_compares_the_decoded_log_id_column() -> None:
     predicate = where.compile_filter('log_id("cloudaudit.googleapis.com%2Factivity")')
-    assert "NORMALIZE_AND_CASEFOLD(log_id, NFKC) = 'cloudaudit.googleapis.com/activity'" in predicate
+    assert (
+        "NORMALIZE_AND_CASEFOLD(log_id, NFKC) = 'cloudaudit.googleapis.com/activity'" in predicate
+    )
 
 
 def test_timestamps_are_microsecond_literals() -> None:
@@ -64,7 +66,7 @@ def test_a_path_without_a_column_is_unsupported_with_a_caret() -> None:
 
 def test_every_query_is_window_bounded_and_project_scoped() -> None:
     text = queries.build(
-        [queries.Question(f'{WINDOW} severity>=ERROR', 10)],
+        [queries.Question(f"{WINDOW} severity>=ERROR", 10)],
         queries.View("`p.d._Default`", "pw-demo"),
         full=False,
     )
