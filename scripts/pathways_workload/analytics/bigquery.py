@@ -55,6 +55,7 @@ class BigQueryRunner:
                 job_config=bigquery.QueryJobConfig(dry_run=True, use_query_cache=False),
                 location=location,
                 retry=None,
+                job_retry=None,
             )
         )
         self._check_size(int(dry.total_bytes_processed or 0))

@@ -58,8 +58,8 @@ class Dataset:
         return self.location
 
 
-def bq_command(text: str, dataset: Dataset) -> str:
-    """A runnable, shell-quoted `bq query` command for the SQL."""
+def bq_command(text: str, dataset: Dataset, max_rows: int) -> str:
+    """A runnable, shell-quoted `bq query` command for the SQL, printing up to `max_rows` rows."""
     parts = [
         "bq",
         f"--project_id={dataset.billing_project}",
@@ -67,6 +67,7 @@ def bq_command(text: str, dataset: Dataset) -> str:
         "query",
         "--use_legacy_sql=false",
         f"--maximum_bytes_billed={dataset.max_bytes_billed}",
+        f"--max_rows={max_rows}",
         text,
     ]
     return f"{ATTRIBUTION} " + " ".join(shlex.quote(part) for part in parts)
@@ -82,7 +83,7 @@ def write_queries(
 ) -> None:
     """Print the one query that answers `questions` (one stage), with its command."""
     text = queries.build(questions, queries.View(dataset.table(), logs_project), full=as_json)
-    command = bq_command(text, dataset)
+    command = bq_command(text, dataset, sum(question.limit for question in questions))
     page_table = dataset.page_table()
     page_sql = (
         queries.build(questions, queries.View(page_table, logs_project), full=as_json)
