@@ -76,8 +76,8 @@ def test_the_client_returns_what_duckdb_returns(fake: FakeBigQuery, store: Offli
     bigquery, err = runner(fake)
     offline = answers(store.rows)
     assert all(offline) and answers(bigquery.rows) == offline
-    calls = [(method, path.rsplit("/", 2)[-2]) for method, path, _ in fake.requests]
-    assert calls[:2] == [("POST", "projects"), ("POST", "pw-billing")] or calls[0][0] == "POST"
+    first = [(method, path.rsplit("/", 1)[-1]) for method, path, _ in fake.requests[:2]]
+    assert first == [("POST", "jobs"), ("POST", "queries")]  # the dry run, then the query
     insert = next(body for method, path, body in fake.requests if path.endswith("/jobs"))
     assert insert["configuration"]["dryRun"] is True
     query = next(body for method, path, body in fake.requests if path.endswith("/queries"))

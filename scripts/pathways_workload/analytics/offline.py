@@ -67,6 +67,8 @@ class OfflineStore:
             config={
                 "memory_limit": self._memory_limit,
                 "temp_directory": str(self._folder / "spill"),
+                "preserve_insertion_order": False,
+                "threads": 1,
             },
         )
         self._connection.execute("SET TimeZone = 'UTC'")

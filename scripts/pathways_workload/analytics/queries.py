@@ -146,8 +146,10 @@ def _final(questions: Sequence[Question], names: str) -> str:
             matched.append(f"WHEN {index} THEN kept_rows")
             totals.append(f"WHEN {index} THEN group_size")
     keep = f"CASE fetch_index {' '.join(keeps)} ELSE TRUE END" if keeps else "TRUE"
-    count = f"CASE fetch_index {' '.join(matched)} ELSE fetch_matched END" if matched else (
-        "fetch_matched"
+    count = (
+        f"CASE fetch_index {' '.join(matched)} ELSE fetch_matched END"
+        if matched
+        else ("fetch_matched")
     )
     total = f"CASE fetch_index {' '.join(totals)} END" if totals else "CAST(NULL AS INT64)"
     return (

@@ -12,8 +12,7 @@ lacks or handles badly, the functions they call defined by `emulation`:
   hundreds: DuckDB keeps state per expression); on JSON (a path, a JSON
   column or the whole row) the scalar values are searched, not the keys,
   as BigQuery's default `json_scope` does;
-- `SEARCH(x, query)` runs the LOG_ANALYZER-style tokenizer over x's strings;
-- every CTE is `MATERIALIZED`, so the scan runs once, as in BigQuery.
+- `SEARCH(x, query)` runs the LOG_ANALYZER-style tokenizer over x's strings.
 
 sqlglot is imported only here, and only when an offline or fake query runs.
 """
@@ -39,8 +38,6 @@ def to_duckdb(bigquery_sql: str) -> str:
     tree = sqlglot.parse_one(bigquery_sql, read="bigquery")
     _merge_substring_runs(tree, exp)
     tree = tree.transform(lambda node: _rewrite(node, exp))
-    for cte in tree.find_all(exp.CTE):
-        cte.set("materialized", True)  # run once, as BigQuery runs a non-recursive CTE
     text: str = tree.sql(dialect="duckdb", unsupported_level=sqlglot.ErrorLevel.RAISE)
     return text
 

@@ -1,0 +1,46 @@
+"""Exports larger than DuckDB's memory limit load and query: DuckDB spills to its work folder.
+
+The scan streams; the window functions then see only the matching rows.
+(A question matching more rows than fit in the limit, such as the latest
+line of a whole large export, still needs a larger `memory_limit`.)
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from pathways_workload.analytics import queries
+from pathways_workload.analytics.offline import OfflineStore
+from pathways_workload.analytics.source import AnalyticsSource
+from tests.helpers import container_entry
+
+MEMORY_LIMIT = "96MB"
+ENTRIES = 120_000
+PADDING = "x" * 600
+
+
+def test_an_export_larger_than_the_memory_limit_is_answered(tmp_path: Path) -> None:
+    export = tmp_path / "big.jsonl.gz"
+    with gzip.open(export, "wt", encoding="utf-8") as out:
+        for index in range(ENTRIES):
+            second, micros = divmod(index, 100)
+            entry = container_entry(
+                f"step {index} {PADDING}",
+                pod=f"train-worker-{index % 64}-0-abcde",
+                severity="ERROR" if index % 1000 == 7 else "INFO",
+                timestamp=f"2026-10-22T11:{second // 60 % 60:02d}:{second % 60:02d}.{micros:06d}Z",
+            )
+            entry["insertId"] = f"id{index:07d}"
+            out.write(json.dumps(entry) + "\n")
+    raw_bytes = ENTRIES * (len(PADDING) + 500)
+    assert raw_bytes > 96 * 2**20
+    window = 'timestamp>="2026-10-22T11:00:00Z" timestamp<="2026-10-22T12:00:00Z"'
+    with OfflineStore([str(export)], memory_limit=MEMORY_LIMIT) as store:
+        assert store.rows_loaded == ENTRIES
+        source = AnalyticsSource(store.rows, queries.View("`p.d._Default`", "pw-demo"), full=False)
+        (errors,) = source.answer([queries.Question(f"{window} severity>=ERROR", 500)])
+    assert [e["insertId"] for e in errors.entries] == [
+        f"id{i:07d}" for i in range(7, ENTRIES, 1000)
+    ]
