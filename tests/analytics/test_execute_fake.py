@@ -1,4 +1,4 @@
-"""--execute through the real google-cloud-bigquery client and the real `bq` CLI, on a loopback fake.
+"""--execute through the real BigQuery client and the real `bq` CLI, on a loopback fake.
 
 The fake runs the SQL it receives on DuckDB through the tool's transpiler,
 so all three paths (client, printed bq command, offline) must agree. Error
@@ -121,7 +121,8 @@ def test_persistent_failure_exits_4(fake: FakeBigQuery) -> None:
         (
             403,
             "Access Denied: Table pw-demo:pathways_logs._Default: User does not have "
-            "permission to query table pw-demo:pathways_logs._Default, or perhaps it does not exist.",
+            "permission to query table pw-demo:pathways_logs._Default, "
+            "or perhaps it does not exist.",
         ),
         (404, "Not found: Dataset pw-demo:pathways_logs was not found in location US"),
     ],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -71,7 +72,7 @@ def test_the_location_is_required_for_the_bq_command() -> None:
     ],
 )
 def test_bad_addresses_name_their_flag(dataset: Dataset, flag: str) -> None:
-    with pytest.raises(UsageError, match=f"^{flag}="):
+    with pytest.raises(UsageError, match=f"^{re.escape(flag)}="):
         printed(dataset)
 
 
