@@ -5,7 +5,8 @@
 and `tabledata.list` of a job's results; for the `bq` CLI, also the discovery
 document it asks for (`discovery`, the copy bq ships, served with this root).
 Received SQL runs on DuckDB through the tool's own transpiler (an
-`OfflineStore` over a recorded export), so a query that works here has gone through the same text a BigQuery job gets.
+`OfflineStore` over a recorded export), so a query that works here has
+gone through the same text a BigQuery job gets.
 Results come back in pages of `page_rows` rows, so clients must page.
 Faults (HTTP status plus BigQuery's error body) can be injected, and the
 dry run reports `bytes_processed`.

@@ -59,7 +59,7 @@ def test_json_prints_one_record_per_query_with_every_column() -> None:
 
 
 def test_the_location_is_required_for_the_bq_command() -> None:
-    with pytest.raises(UsageError, match="^--analytics_location is required"):
+    with pytest.raises(UsageError, match=r"^--analytics_location is required"):
         printed(Dataset("pw-demo.logs", "pw-demo"))
 
 
