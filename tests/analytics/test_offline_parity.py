@@ -15,19 +15,20 @@ from typing import Any
 
 import pytest
 
-from pathways_workload.actions import ACTIONS
 from pathways_workload.analytics import queries
 from pathways_workload.analytics.offline import OfflineStore
 from pathways_workload.analytics.source import AnalyticsSource
 from pathways_workload.describe import where
-from pathways_workload.executor import group_first
 from pathways_workload.query import Query
+from pathways_workload.registry import ACTIONS
+from pathways_workload.shaping import group_first
 from pathways_workload.sources.base import Entry, Fetch, entry_time_ns
 from pathways_workload.sources.files import FileSource
 from tests.helpers import run_cli
 from tests.test_incidents import INCIDENTS, NAMES, expected, target_args
 
-ENTRY_ACTIONS = [name for name, action in ACTIONS.items() if not action.report and name != "query"]
+REPORTS = {"preflight", "neighbors", "triage", "versions", "pods", "query"}
+ENTRY_ACTIONS = [name for name in ACTIONS if name not in REPORTS]
 LIMIT = 5000
 
 
@@ -88,7 +89,7 @@ def test_first_lines_per_pod_match_the_executor(incident: tuple[str, Any]) -> No
     )
     for want, answer in zip(wanted, answers):
         fetched = sorted(want.entries, key=microsecond_key)
-        groups = group_first(fetched, 2)
+        groups = group_first(fetched, 2, {})
         assert [e["insertId"] for g in groups for e in g.entries] == [
             e["insertId"]
             for e in sorted(answer.entries, key=lambda e: [g.where for g in groups].index(where(e)))

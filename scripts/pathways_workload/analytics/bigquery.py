@@ -18,10 +18,10 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from pathways_workload import USAGE_TOKENS
 from pathways_workload.analytics.extra import require
 from pathways_workload.analytics.printing import Dataset
 from pathways_workload.errors import AccessError, CloudLoggingError, ToolError, UsageError
-from pathways_workload.render import USAGE_TOKENS
 from pathways_workload.sources import credentials
 from pathways_workload.sources.retry import Backoff, GaveUp, retrying
 

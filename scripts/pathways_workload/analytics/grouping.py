@@ -7,8 +7,8 @@ entry the row becomes; the tests compare the two on every corpus incident.
 
 from __future__ import annotations
 
+from pathways_workload import labels
 from pathways_workload.analytics import sql
-from pathways_workload.target import NODE_LABEL
 
 _LABEL = "JSON_VALUE(resource.labels, {path})"
 _INSTANCE_IN_AUDIT = r"/instances/(?:.*/)?([^/]*)$"
@@ -26,7 +26,7 @@ def _present(expression: str) -> str:
 def node_of() -> str:
     """`describe.node_of`: the node label, node_name, audit instance, or event source host."""
     candidates = (
-        f"JSON_VALUE(labels, {sql.json_path((NODE_LABEL,))})",
+        f"JSON_VALUE(labels, {sql.json_path((labels.NODE,))})",
         _resource_label("node_name"),
         f"REGEXP_EXTRACT(proto_payload.audit_log.resource_name, {sql.string(_INSTANCE_IN_AUDIT)})",
         f"JSON_VALUE(json_payload, {sql.json_path(('source', 'host'))})",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from pathways_workload.analytics import columns, sql
-from pathways_workload.lql import errors, fields, nodes
+from pathways_workload.lql import diagnostics, fields, nodes
 
 # SQL for the value an absent (defaulted) typed field reads as.
 DEFAULTS = {
@@ -60,8 +60,8 @@ def resolve(path: nodes.Path, filter_text: str) -> Operand:
     """The operand of a path.
 
     Raises:
-        errors.LqlUndefinedFieldError: the path names no LogEntry field.
-        errors.LqlUnsupportedError: the log view has no column for it.
+        diagnostics.LqlUndefinedFieldError: the path names no LogEntry field.
+        diagnostics.LqlUnsupportedError: the log view has no column for it.
     """
     ref = fields.resolve(path, filter_text)
     top = ref.entry_keys[0]
@@ -123,10 +123,13 @@ def _operand(
     return Operand(field.kind, column_sql)
 
 
-def _unsupported(path: nodes.Path, filter_text: str, reason: str) -> errors.LqlUnsupportedError:
-    return errors.LqlUnsupportedError(
-        f"{errors.shorten(path.text)} at {errors.where(filter_text, path.start)} has no exact "
-        f"Log Analytics mapping: {reason}; use --engine=logging",
+def _unsupported(
+    path: nodes.Path, filter_text: str, reason: str
+) -> diagnostics.LqlUnsupportedError:
+    at = diagnostics.position(filter_text, path.start)
+    return diagnostics.LqlUnsupportedError(
+        f"{diagnostics.shorten(path.text)} at {at} has no exact Log Analytics mapping: "
+        f"{reason}; use --engine=logging",
         filter_text,
         path.start,
     )

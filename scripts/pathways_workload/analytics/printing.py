@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from pathways_workload.analytics import queries, sql
+from pathways_workload.commands import ATTRIBUTION
 from pathways_workload.errors import UsageError
-from pathways_workload.render import ATTRIBUTION
 
 DEFAULT_VIEW = "_Default"
 DEFAULT_MAX_BYTES_BILLED = 50 * 10**9

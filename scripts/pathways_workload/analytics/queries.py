@@ -27,10 +27,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from pathways_workload import labels
 from pathways_workload.analytics import columns, grouping, sql, where
 from pathways_workload.errors import UsageError
 from pathways_workload.lql import LqlError
-from pathways_workload.target import NODE_LABEL
 
 ORDERED = "ordered"
 FIRST_PER_GROUP = "first_per_group"
@@ -192,7 +192,7 @@ def _columns(full: bool) -> list[str]:
     """The columns a result needs: every LogEntry column, or those a text line prints."""
     if full:
         return [field.name for field in columns.VIEW_COLUMNS if field.name != "log_id"]
-    node = sql.json_path((NODE_LABEL,))
+    node = sql.json_path((labels.NODE,))
     return [
         *columns.TEXT_COLUMNS,
         f"JSON_VALUE(labels, {node}) AS {columns.NODE_LABEL_COLUMN}",

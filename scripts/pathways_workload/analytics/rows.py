@@ -18,9 +18,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from pathways_workload import labels
 from pathways_workload.analytics import columns
 from pathways_workload.lql import fields
-from pathways_workload.target import NODE_LABEL
 
 Entry = dict[str, Any]
 _SKIPPED = frozenset({"logId"})
@@ -82,7 +82,7 @@ def _add_text_columns(entry: Entry, row: Mapping[str, Any]) -> None:
     """The narrow columns text output selects instead of `labels` and `proto_payload`."""
     node = row.get(columns.NODE_LABEL_COLUMN)
     if isinstance(node, str):
-        entry.setdefault("labels", {})[NODE_LABEL] = node
+        entry.setdefault("labels", {})[labels.NODE] = node
     method, resource, status = (row.get(name) for name in columns.AUDIT_TEXT_COLUMNS)
     if method is None and resource is None and status is None:
         return

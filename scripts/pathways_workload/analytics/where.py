@@ -21,7 +21,7 @@ import dataclasses
 import urllib.parse
 
 from pathways_workload.analytics import columns, comparisons, operands, sql
-from pathways_workload.lql import analyzer, errors, fields, nodes, parser, values
+from pathways_workload.lql import analyzer, diagnostics, fields, nodes, parser, values
 
 TIMESTAMP_BOUNDS = {">=": "start", "<=": "end"}
 
@@ -38,7 +38,7 @@ def compile_filter(text: str, known: Bounds = Bounds(None, None)) -> str:
     """Compile filter text to a SQL predicate; top-level bounds equal to `known` are left out.
 
     Raises:
-        errors.LqlError: the filter is invalid, or has no exact mapping ("unsupported").
+        diagnostics.LqlError: the filter is invalid, or has no exact mapping ("unsupported").
     """
     tree = parser.parse(text)
     conjuncts = nodes.operands(tree) if isinstance(tree, nodes.And) else [tree]
@@ -52,7 +52,7 @@ def bounds(text: str) -> Bounds:
     """The tightest `timestamp>=` and `timestamp<=` literals among a filter's top-level terms.
 
     Raises:
-        errors.LqlError: the filter is invalid.
+        diagnostics.LqlError: the filter is invalid.
     """
     tree = parser.parse(text)
     conjuncts = nodes.operands(tree) if isinstance(tree, nodes.And) else [tree]
@@ -136,8 +136,8 @@ class _Compiler:
         try:
             analyzer.parse_query(node.query.text)
         except ValueError as error:
-            raise errors.LqlSyntaxError(
-                f"{error} (at {errors.where(self._text, node.query.start)})",
+            raise diagnostics.LqlSyntaxError(
+                f"{error} (at {diagnostics.position(self._text, node.query.start)})",
                 self._text,
                 node.query.start,
             ) from error
