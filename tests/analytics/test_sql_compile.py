@@ -8,7 +8,7 @@ import pytest
 
 from pathways_workload.analytics import queries, sql, where
 from pathways_workload.errors import UsageError
-from pathways_workload.lql import LqlUnsupportedError
+from pathways_workload.lql import LqlSyntaxError, LqlUnsupportedError, compile_filter
 from tests.helpers import container_entry
 
 WINDOW = 'timestamp>="2026-10-22T11:00:00Z" timestamp<="2026-10-22T12:00:00Z"'
@@ -123,3 +123,54 @@ def test_nanosecond_rounding_only_real_bigquery_can_settle(store_of: Any) -> Non
         [queries.Question(WINDOW, 10)], queries.View("`p.d._Default`", "pw-demo"), True
     )
     assert [row["insert_id"] for row in store.rows(text)] == ["a-late", "b-early"]
+
+
+def test_ip_in_net_is_built_from_the_net_functions() -> None:
+    predicate = where.compile_filter('ip_in_net(httpRequest.remoteIp, "10.1.2.7/24")')
+    assert (
+        "NET.SAFE_IP_FROM_STRING(REGEXP_EXTRACT(COALESCE(http_request.remote_ip, '')" in predicate
+    )
+    assert "NET.IP_TRUNC(" in predicate and "NET.IP_FROM_STRING('10.1.2.0')" in predicate
+    assert "BETWEEN 24 AND 32" in predicate
+
+
+def test_ip_in_net_on_a_typed_field_is_false_and_a_bad_subnet_is_a_syntax_error() -> None:
+    assert where.compile_filter('ip_in_net(severity, "10.0.0.0/8")') == "FALSE"
+    with pytest.raises(LqlSyntaxError, match="not an IP address or CIDR range"):
+        where.compile_filter('ip_in_net(jsonPayload.ip, "10.0.0.0/33")')
+
+
+@pytest.mark.parametrize(
+    ("address", "subnet", "inside"),
+    [
+        ("10.1.2.3", "10.1.2.0/24", True),
+        ("10.1.2.3/16", "10.1.2.0/24", False),
+        ("10.1.2.0/25", "10.1.2.0/24", True),
+        ("10.1.2.0/33", "0.0.0.0/0", False),
+        ("::ffff:10.1.2.3", "10.0.0.0/8", False),
+        ("1:2::3:4", "1:2::/48", True),
+        ("10.1.2.3", "1:2::/48", False),
+        ("10.1.2.3:80", "10.0.0.0/8", False),
+    ],
+)
+def test_ip_in_net_agrees_with_the_engine_on_duckdb(
+    store_of: Any, address: str, subnet: str, inside: bool
+) -> None:
+    entry = container_entry("x")
+    entry["jsonPayload"] = {"ip": address}
+    store = store_of([entry])
+    text = f'ip_in_net(jsonPayload.ip, "{subnet}")'
+    assert compile_filter(text).matches(entry) is inside
+    rows = store.rows(
+        f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {where.compile_filter(text)}"
+    )
+    assert bool(rows) is inside
+
+
+def test_address_reading_only_real_bigquery_can_settle(store_of: Any) -> None:
+    """Offline, NET.SAFE_IP_FROM_STRING is Python's reading: IPv4 octets with leading zeros fail."""
+    entry = container_entry("x")
+    entry["jsonPayload"] = {"ip": "010.001.002.003"}
+    store = store_of([entry])
+    predicate = where.compile_filter('ip_in_net(jsonPayload.ip, "10.0.0.0/8")')
+    assert store.rows(f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}") == []

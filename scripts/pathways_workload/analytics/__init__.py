@@ -2,8 +2,8 @@
 
 Modules, one job each:
 - `columns`: the log view's column layout (LogEntry key to column);
-- `operands`, `comparisons`, `where`: a query-language syntax tree to a
-  WHERE predicate with the same meaning;
+- `operands`, `comparisons`, `ip_ranges`, `where`: a query-language syntax
+  tree to a WHERE predicate with the same meaning;
 - `grouping`: the `--first_per_pod` group of a row, as SQL;
 - `queries`: whole queries (window, project, dedup, shapes, one per stage);
 - `rows`: rows back to LogEntry-shaped dicts;
@@ -27,8 +27,9 @@ Mapping of the query language (each pinned by a test in `tests/analytics/`):
 strings compare after NFKC case folding (`NORMALIZE_AND_CASEFOLD`), `:` is
 `CONTAINS_SUBSTR`, `=~` is `REGEXP_CONTAINS` (RE2), severity by level, label
 keys as `JSON_VALUE(labels, '$."k8s-pod/..."')`, `log_id()` on the decoded
-`log_id` column, `SEARCH()` as BigQuery `SEARCH` with a lower-cased query, a
-missing field makes any comparison false (every comparison is wrapped in
+`log_id` column, `SEARCH()` as BigQuery `SEARCH` with a lower-cased query,
+`ip_in_net()` built from the Net functions (GoogleSQL has no subnet test of
+its own), a missing field makes any comparison false (every comparison is wrapped in
 `COALESCE(..., FALSE)`). Every query is bounded by the window, scoped to the
 project's `log_name`, deduplicated by `(insert_id, timestamp)` and ordered by
 `timestamp, insert_id`.
@@ -37,13 +38,15 @@ No exact mapping (stated in `tests/analytics/test_conformance_sql.py`):
 Durations (`httpRequest.latency`), `metadata`, JSON keys holding quotes,
 `protoPayload` fields of payloads other than AuditLog; numbers and arrays
 inside `jsonPayload` compare by their JSON text (`jsonPayload.code=5` does not
-match `5.0`, an array never equals one of its elements).
+match `5.0`, an array never equals one of its elements, and `ip_in_net` reads
+no element of an array).
 
 Only real BigQuery can settle (tests named `..._only_real_bigquery_can_settle`):
 `CONTAINS_SUBSTR` normalisation against the query language's NFKC_Casefold
 (offline, DuckDB only lower-cases); `SEARCH` tokens (offline, the query
-language's tokenizer, without phrase order); JSON comparisons; how nanosecond
-timestamps are rounded to BigQuery's microseconds (entries within one
+language's tokenizer, without phrase order); JSON comparisons; which
+address texts `NET.SAFE_IP_FROM_STRING` reads (offline, Python's
+`ipaddress`); how nanosecond timestamps are rounded to BigQuery's microseconds (entries within one
 microsecond are ordered by insert_id); and which error texts BigQuery sends
 for missing roles. sqlglot parsing is not BigQuery validation: a dry run with
 real credentials is (`bq query --dry_run --use_legacy_sql=false '<sql>'`).

@@ -12,15 +12,24 @@ need nothing but DuckDB:
   delimiters (`lql.analyzer` has the list). Backtick phrases count their
   tokens but not their adjacency.
 
-Whether BigQuery normalises, and tokenizes, exactly like this is what only
-real BigQuery can settle; the README says so.
+The Net functions `ip_ranges` uses are Python functions (DuckDB runs them
+through numpy): `bq_net_safe_ip_from_string`, `bq_net_ip_from_string` and
+`bq_net_ip_trunc`, each as BigQuery documents it, addresses read by Python's
+`ipaddress`.
+
+Whether BigQuery normalises, tokenizes and reads addresses exactly like this
+is what only real BigQuery can settle; the README says so.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
+from pathways_workload.analytics.extra import require
 from pathways_workload.lql import analyzer
+
+NET_PREFIX = "bq_net_"
 
 
 def _literal(text: str) -> str:
@@ -53,7 +62,46 @@ MACROS = (
 )
 
 
+def safe_ip_from_string(text: str | None) -> bytes | None:
+    """NET.SAFE_IP_FROM_STRING: an address (no range) in network byte order, else None."""
+    if text is None:
+        return None
+    try:
+        return ipaddress.ip_address(text).packed
+    except ValueError:
+        return None
+
+
+def ip_from_string(text: str | None) -> bytes | None:
+    """NET.IP_FROM_STRING: as the safe form, but an invalid address is an error."""
+    packed = safe_ip_from_string(text)
+    if packed is None and text is not None:
+        raise ValueError(f"NET.IP_FROM_STRING: {text!r} is not an IP address")
+    return packed
+
+
+def ip_trunc(address: bytes | None, prefix: int | None) -> bytes | None:
+    """NET.IP_TRUNC: the address with every bit after the first `prefix` cleared."""
+    if address is None or prefix is None:
+        return None
+    bits = len(address) * 8
+    if len(address) not in (4, 16) or not 0 <= prefix <= bits:
+        raise ValueError(f"NET.IP_TRUNC: prefix {prefix} for a {len(address)}-byte address")
+    kept = int.from_bytes(address, "big") >> (bits - prefix) << (bits - prefix)
+    return kept.to_bytes(len(address), "big")
+
+
 def register(connection: Any) -> None:
-    """Define the macros on a DuckDB connection."""
+    """Define the macros and the Net functions on a DuckDB connection."""
     for statement in MACROS:
         connection.execute(statement)
+    types = require("duckdb.sqltypes")
+    special = require("duckdb.func").SPECIAL
+    for name, function, parameters, result in (
+        ("safe_ip_from_string", safe_ip_from_string, [types.VARCHAR], types.BLOB),
+        ("ip_from_string", ip_from_string, [types.VARCHAR], types.BLOB),
+        ("ip_trunc", ip_trunc, [types.BLOB, types.BIGINT], types.BLOB),
+    ):
+        connection.create_function(
+            NET_PREFIX + name, function, parameters, result, null_handling=special
+        )

@@ -12,7 +12,8 @@ lacks or handles badly, the functions they call defined by `emulation`:
   hundreds: DuckDB keeps state per expression); on JSON (a path, a JSON
   column or the whole row) the scalar values are searched, not the keys,
   as BigQuery's default `json_scope` does;
-- `SEARCH(x, query)` runs the LOG_ANALYZER-style tokenizer over x's strings.
+- `SEARCH(x, query)` runs the LOG_ANALYZER-style tokenizer over x's strings;
+- `NET.F(...)` calls `bq_net_f(...)`, the Net function emulated in Python.
 
 sqlglot is imported only here, and only when an offline or fake query runs.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from pathways_workload.analytics import columns
+from pathways_workload.analytics.emulation import NET_PREFIX
 from pathways_workload.analytics.extra import require
 from pathways_workload.filters import regex_literal
 
@@ -51,6 +53,10 @@ def _rewrite(node: Any, exp: Any) -> Any:
     target = _substring_target(node, exp)
     if target is not None:
         return _search_for(target[0], [target[1]], exp)
+    if isinstance(node, exp.NetFunc):
+        name = f"{NET_PREFIX}{str(node.this.this).lower()}"
+        arguments = [e.transform(lambda inner: _rewrite(inner, exp)) for e in node.this.expressions]
+        return exp.Anonymous(this=name, expressions=arguments)
     if isinstance(node, exp.Anonymous) and str(node.this).upper() == "SEARCH":
         searched, query = node.expressions
         as_json = exp.Anonymous(this="TO_JSON", expressions=[searched.copy()])

@@ -13,6 +13,8 @@ the query language says `NOT missing=x` is true.
   is BigQuery's `SEARCH` with the query folded to lower case, because the
   query language matches SEARCH tokens without regard to case, backticks too.
 - `log_id("x")` compares the view's decoded `log_id` column, folded.
+- `ip_in_net(field, "subnet")` is built from the Net functions (`ip_ranges`);
+  inside a JSON payload only a string value counts, as in the engine.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from __future__ import annotations
 import dataclasses
 import urllib.parse
 
-from pathways_workload.analytics import columns, comparisons, operands, sql
-from pathways_workload.lql import analyzer, diagnostics, fields, nodes, parser, values
+from pathways_workload.analytics import columns, comparisons, ip_ranges, operands, sql
+from pathways_workload.lql import analyzer, diagnostics, fields, networks, nodes, parser, values
 
 TIMESTAMP_BOUNDS = {">=": "start", "<=": "end"}
 
@@ -103,6 +105,9 @@ class _Compiler:
         if isinstance(node, nodes.LogId):
             decoded = values.fold(urllib.parse.unquote(node.log_id.text))
             return f"COALESCE(NORMALIZE_AND_CASEFOLD(log_id, NFKC) = {sql.string(decoded)}, FALSE)"
+        if isinstance(node, nodes.IpInNet):
+            return _total(self._ip_in_net(node))
+        assert isinstance(node, nodes.Everything)
         return "TRUE"
 
     def junction(self, operands: list[nodes.Node], conjunctive: bool) -> str:
@@ -150,6 +155,20 @@ class _Compiler:
         if operand.kind == fields.STRING:
             return f"SEARCH({operand.column}, {query})"
         return comparisons.NEVER
+
+    def _ip_in_net(self, node: nodes.IpInNet) -> str:
+        """ip_in_net on a string field, a label, or a string inside a JSON payload."""
+        network = networks.subnet(node.subnet, self._text)
+        operand = operands.resolve(node.path, self._text)
+        if operand.kind == fields.STRING:
+            return ip_ranges.ip_in_net(operand.value, network)
+        if operand.kind != columns.JSON or not operand.keys:
+            return comparisons.NEVER
+        inside = ip_ranges.ip_in_net(operand.json_value, network)
+        if operand.column in columns.STRING_MAPS:
+            return inside
+        is_string = f"STARTS_WITH(TO_JSON_STRING({operand.json_query}), '\"')"
+        return f"({is_string} AND {inside})"
 
 
 def _field_of(node: nodes.Node) -> str | None:
