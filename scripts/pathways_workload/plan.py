@@ -54,6 +54,20 @@ class Chain:
     recipe: Callable[[Sequence[Fetch], str], str]
 
 
+@dataclasses.dataclass(frozen=True)
+class PrintNote:
+    """What print mode shows for a stage it cannot build: instructions, and maybe an example.
+
+    `lines(request)` are the instructions; `example(request)`, when given, is
+    the stage's fetch with placeholders (named in the lines) where the earlier
+    results would go. Each printer writes the example as its own command,
+    commented out.
+    """
+
+    lines: Callable[[Request], Sequence[str]]
+    example: Callable[[Request], Fetch] | None = None
+
+
 Build = Callable[[Request, Results], list[Fetch]]
 # What a stage learns for later stages: a new request, and lines for stderr.
 Learn = Callable[[Request, Results], tuple[Request, list[str]]]
@@ -67,7 +81,7 @@ class Stage:
     discovery): its results go to `learn`, not to the presenter. A `required`
     stage that finds nothing to ask ends the action ("nothing to query"); any
     other is skipped. Print mode cannot run a stage built from earlier
-    results: it prints `print_note(request, project)` in its place, if given.
+    results: it prints `print_note` in its place, if given.
     """
 
     build: Build
@@ -77,7 +91,7 @@ class Stage:
     chain: Chain | None = None
     answers: bool = True
     required: bool = True
-    print_note: Callable[[Request, str], str] | None = None
+    print_note: PrintNote | None = None
 
 
 def single(build: Callable[[Request], list[Fetch]]) -> tuple[Stage, ...]:

@@ -12,24 +12,21 @@ from pathways_workload.plan import Chain, Results
 from pathways_workload.query import Request
 from pathways_workload.registry import Action
 from pathways_workload.render.output import write_report
-from pathways_workload.render.printed import (
-    write_commands,
-    write_grouping_note,
-    write_recipe,
-)
+from pathways_workload.render.printed import GcloudPrinter, Printer
 from pathways_workload.reports import TableReport
 from pathways_workload.sources.base import Fetch, Source
 
 
 @dataclasses.dataclass(frozen=True)
 class Output:
-    """Where the answer goes, and in which format (`text`, `json` or `html`)."""
+    """Where the answer goes, its format (`text`, `json` or `html`), and print mode's printer."""
 
     out: TextIO
     err: TextIO
     format: str = "text"  # text, json or html
     verbose: bool = False
     commands_out: str | None = None
+    printer: Printer = dataclasses.field(default_factory=GcloudPrinter)
 
     @property
     def as_json(self) -> bool:
@@ -43,7 +40,7 @@ def _project(request: Request) -> str:
 
 
 def _print(fetches: list[Fetch], request: Request, output: Output) -> None:
-    write_commands(fetches, _project(request), request.window, output.out, output.as_json)
+    output.printer.commands(fetches, _project(request), request.window, output.out, output.as_json)
 
 
 def _check_filters(fetches: list[Fetch], request: Request) -> None:
@@ -67,8 +64,9 @@ def _nothing_to_query(action: Action, output: Output) -> int:
 def _print_stages(action: Action, request: Request, output: Output) -> int:
     """Print mode: every stage's commands, later stages chained to what earlier ones find."""
     chained: tuple[Chain, str] | None = None
+    printer = output.printer
     if request.options.first_per_pod:
-        write_grouping_note(output.out, output.err, output.as_json)
+        printer.grouping_note(output.out, output.err, output.as_json)
     for stage in action.stages:
         fetches = stage.build(request, Results())
         _check_filters(fetches, request)
@@ -76,11 +74,11 @@ def _print_stages(action: Action, request: Request, output: Output) -> int:
             return _nothing_to_query(action, output)
         project = _project(request)
         if not fetches and stage.print_note and not output.as_json:
-            output.out.write(stage.print_note(request, project) + "\n\n")
-        write_commands(fetches, project, request.window, output.out, output.as_json, chained)
+            output.out.write(printer.note(stage.print_note, request, project) + "\n\n")
+        printer.commands(fetches, project, request.window, output.out, output.as_json, chained)
         if stage.chain and fetches:
-            chained = (stage.chain, stage.chain.recipe(fetches, project))
-            write_recipe(*chained, output.out, output.as_json)
+            chained = (stage.chain, printer.recipe(stage.chain, fetches, project))
+            printer.write_recipe(*chained, output.out, output.as_json)
         if stage.assume:
             request = stage.assume(request)
     return 0

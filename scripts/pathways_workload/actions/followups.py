@@ -13,9 +13,8 @@ from collections.abc import Callable, Sequence
 
 from pathways_workload import filters, selectors, tracebacks
 from pathways_workload.actions.common import fetch
-from pathways_workload.commands import gcloud_command
 from pathways_workload.describe import container_of, pod_of
-from pathways_workload.plan import Results, Stage
+from pathways_workload.plan import PrintNote, Results, Stage
 from pathways_workload.query import Query, Request
 from pathways_workload.shaping import identity
 from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, entry_time_ns
@@ -83,8 +82,8 @@ def exceptions_of(found: Sequence[Entry], results: Results) -> dict[tuple[str, s
     return ends
 
 
-def traceback_note(request: Request, project: str) -> str:
-    """Print mode: how to read a traceback's exception by hand, for each header found."""
+def _example(request: Request) -> Fetch:
+    """Print mode: the follow-up of one header, its pod, container and times as placeholders."""
     scope = selectors.cluster_scope("k8s_container", request.target, namespaced=True)
     text = filters.all_of(
         [
@@ -95,13 +94,18 @@ def traceback_note(request: Request, project: str) -> str:
             'timestamp<="END"',
         ]
     )
-    command = gcloud_command(Query(PURPOSE, text), project, tracebacks.FOLLOW_LINES, "asc")
-    commented = "\n".join("# " + line for line in command.splitlines())
-    return (
-        f"# then, for each `{tracebacks.HEADER}` line the sweep above prints: its exception\n"
-        "# line is in the next 10 s of the same container; substitute the header's pod,\n"
-        "# container, timestamp (START) and 10 s later (END) in:\n" + commented
-    )
+    return Fetch(Query(PURPOSE, text), tracebacks.FOLLOW_LINES, "asc", FOLLOW_UPS)
+
+
+# Print mode: how to read a traceback's exception by hand, for each header found.
+TRACEBACK_NOTE = PrintNote(
+    lambda _: (
+        f"then, for each `{tracebacks.HEADER}` line the sweep above prints: its exception",
+        "line is in the next 10 s of the same container; substitute the header's pod,",
+        "container, timestamp (START) and 10 s later (END) in:",
+    ),
+    _example,
+)
 
 
 def after_sweep(sweep: str) -> Stage:
@@ -109,5 +113,5 @@ def after_sweep(sweep: str) -> Stage:
     return Stage(
         lambda request, results: traceback_fetches(request, results.entries(sweep)),
         required=False,
-        print_note=traceback_note,
+        print_note=TRACEBACK_NOTE,
     )

@@ -4,17 +4,21 @@ A fetch built from what an earlier stage learns (the workload's nodes) is
 printed as a runnable loop: the earlier stage's recipe sets a shell variable
 (one name per word), and the loop runs the command once per chunk of names,
 each chunk small enough to keep the filter under Cloud Logging's length limit.
+
+The runner prints through a `Printer`; `GcloudPrinter` writes these gcloud
+commands, and another engine brings its own (the command line picks it).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Protocol, TextIO
 
 from pathways_workload.commands import console_url, gcloud_command
 from pathways_workload.filters import FILTER_BUDGET
-from pathways_workload.plan import Chain
+from pathways_workload.plan import Chain, PrintNote
+from pathways_workload.query import Request
 from pathways_workload.sources.base import Fetch
 from pathways_workload.window import Window
 
@@ -98,3 +102,62 @@ def write_grouping_note(out: TextIO, err: TextIO, as_json: bool) -> None:
         err.write(note + "\n")
     else:
         out.write(f"# {note}\n\n")
+
+
+def note_text(note: PrintNote, request: Request, command: str = "") -> str:
+    """A print note as comment lines: its instructions, then its example command, if any."""
+    lines = [*note.lines(request), *command.splitlines()]
+    return "\n".join("# " + line for line in lines)
+
+
+class Printer(Protocol):
+    """How print mode writes an action's stages: commands, chain recipes and notes."""
+
+    def grouping_note(self, out: TextIO, err: TextIO, as_json: bool) -> None: ...
+
+    def note(self, note: PrintNote, request: Request, project: str) -> str: ...
+
+    def commands(
+        self,
+        fetches: Sequence[Fetch],
+        project: str,
+        window: Window,
+        out: TextIO,
+        as_json: bool,
+        chain: tuple[Chain, str] | None = None,
+    ) -> None: ...
+
+    def recipe(self, chain: Chain, fetches: Sequence[Fetch], project: str) -> str: ...
+
+    def write_recipe(self, chain: Chain, recipe: str, out: TextIO, as_json: bool) -> None: ...
+
+
+class GcloudPrinter:
+    """Print mode of the Logging engine: `gcloud logging read` commands and Logs Explorer links."""
+
+    def grouping_note(self, out: TextIO, err: TextIO, as_json: bool) -> None:
+        write_grouping_note(out, err, as_json)
+
+    def note(self, note: PrintNote, request: Request, project: str) -> str:
+        if note.example is None:
+            return note_text(note, request)
+        example = note.example(request)
+        command = gcloud_command(example.query, project, example.limit, example.order)
+        return note_text(note, request, command)
+
+    def commands(
+        self,
+        fetches: Sequence[Fetch],
+        project: str,
+        window: Window,
+        out: TextIO,
+        as_json: bool,
+        chain: tuple[Chain, str] | None = None,
+    ) -> None:
+        write_commands(fetches, project, window, out, as_json, chain)
+
+    def recipe(self, chain: Chain, fetches: Sequence[Fetch], project: str) -> str:
+        return chain.recipe(fetches, project)
+
+    def write_recipe(self, chain: Chain, recipe: str, out: TextIO, as_json: bool) -> None:
+        write_recipe(chain, recipe, out, as_json)

@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from pathways_workload import filters, labels, selectors, terms
 from pathways_workload.actions import probes
 from pathways_workload.actions.common import fetch
-from pathways_workload.actions.followups import FOLLOW_UP_PAGES, traceback_fetches, traceback_note
+from pathways_workload.actions.followups import FOLLOW_UP_PAGES, TRACEBACK_NOTE, traceback_fetches
 from pathways_workload.describe import container_of, message, pod_of
-from pathways_workload.plan import Results, Stage
+from pathways_workload.plan import PrintNote, Results, Stage
 from pathways_workload.query import Request
 from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
 from pathways_workload.triage import fetches
@@ -251,18 +251,20 @@ def third_stage(request: Request, results: Results) -> list[Fetch]:
     return missing + traceback_fetches(request, crashes)
 
 
-def _print_note(request: Request, project: str) -> str:
-    return (
-        f"# then, when the crash sweep above comes back with all {request.options.fetch_limit} "
-        "lines: run it again with\n"
-        "# its timestamp>= bound moved to the last line's timestamp, until every pod of the\n"
-        "# workload shows up; and for each pod missing from the latest lines, run the latest\n"
-        '# lines query with resource.labels.pod_name="POD" added, to see when it went quiet'
+# Print mode: how to read on the crash sweep, and the last lines of quiet pods, by hand.
+READ_ON_NOTE = PrintNote(
+    lambda request: (
+        f"then, when the crash sweep above comes back with all {request.options.fetch_limit} "
+        "lines: run it again with",
+        "its timestamp>= bound moved to the last line's timestamp, until every pod of the",
+        "workload shows up; and for each pod missing from the latest lines, run the latest",
+        'lines query with resource.labels.pod_name="POD" added, to see when it went quiet',
     )
+)
 
 
 STAGES = (
     Stage(lambda request, _: fetches.triage_fetches(request)),
-    Stage(second_stage, required=False, print_note=_print_note),
-    Stage(third_stage, required=False, print_note=traceback_note),
+    Stage(second_stage, required=False, print_note=READ_ON_NOTE),
+    Stage(third_stage, required=False, print_note=TRACEBACK_NOTE),
 )
