@@ -105,7 +105,8 @@ class FakeBigQuery:
         if missing or location.lower() != self.location.lower():
             table = (missing or [self.tables[0]])[0]
             raise _Refused(404, f"Not found: Table {table} was not found in location {location}")
-        names, types, values = self._execute(sql)
+        parameters = configuration.get("query", {}).get("queryParameters") or []
+        names, types, values = self._execute(_with_parameters(sql, parameters))
         schema = {"fields": [_field(name, kind) for name, kind in zip(names, types)]}
         job = Job(f"job_{next(_JOB_IDS)}", project, location, configuration, schema, types, values)
         self.jobs[job.job_id] = job
@@ -119,6 +120,21 @@ class FakeBigQuery:
             described = cursor.description
             values = cursor.fetchall()
         return [d[0] for d in described], [d[1] for d in described], values
+
+
+def _with_parameters(sql: str, parameters: list[dict[str, Any]]) -> str:
+    """The SQL with each named ARRAY<STRING> or STRING parameter written as a literal."""
+    from pathways_workload.analytics.sql import string
+
+    for parameter in parameters:
+        value = parameter["parameterValue"]
+        if parameter["parameterType"]["type"] == "ARRAY":
+            items = [string(item["value"]) for item in value.get("arrayValues") or []]
+            literal = f"ARRAY<STRING>[{', '.join(items)}]"
+        else:
+            literal = string(value["value"])
+        sql = re.sub(rf"@{re.escape(parameter['name'])}\b", literal, sql)
+    return sql
 
 
 class _Refused(Exception):

@@ -10,11 +10,14 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from pathways_workload import __version__, filters, target
+from pathways_workload.analytics.dataset import DEFAULT_MAX_BYTES_BILLED as DEFAULT_CAP
+from pathways_workload.analytics.dataset import DEFAULT_VIEW, Dataset
 from pathways_workload.errors import UsageError
 from pathways_workload.query import SEVERITIES, Options
 from pathways_workload.registry import ACTIONS
 from pathways_workload.window import WindowFlags
 
+ENGINES = ("logging", "analytics")
 REPEAT_HINTS = {
     "jobset_name": "for several workloads use --workload=jobset:A --workload=jobset:B",
     "lws_name": "for several workloads use --workload=lws:A --workload=lws:B",
@@ -91,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
         "with --logs_file it replays recorded exports offline.",
         epilog=f"actions:\n{actions_help}\n\nexit codes: 0 ok (also when nothing matched), "
         "1 a check failed, 2 bad arguments or filter, 3 no credentials or permission, "
-        "4 Cloud Logging failed after retries, 5 unreadable or corrupt input file, "
+        "4 Cloud Logging (or BigQuery) failed after retries, 5 unreadable or corrupt input file, "
         "70 a bug in this tool, 74 the output could not be written",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -217,7 +220,50 @@ def build_parser() -> argparse.ArgumentParser:
         "or a folder)",
     )
     _flag(source, "filter", help="with --action=query: your own Logging filter")
+    _engine_flags(parser)
     return parser
+
+
+def _engine_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags of `--engine=analytics` (Log Analytics SQL on the linked BigQuery dataset)."""
+    engine = parser.add_argument_group("engine")
+    _flag(
+        engine,
+        "engine",
+        choices=ENGINES,
+        default="logging",
+        help="logging: the Logging query language, entries.list (default); analytics: Log "
+        "Analytics SQL on the bucket's linked BigQuery dataset (offline: DuckDB)",
+    )
+    _flag(
+        engine,
+        "analytics_dataset",
+        metavar="PROJECT.DATASET",
+        help="the BigQuery dataset linked to the log bucket",
+    )
+    _flag(engine, "analytics_view", help="the log view to read (default _Default)")
+    _flag(
+        engine,
+        "analytics_location",
+        help="the linked dataset's BigQuery location, e.g. US (not the cluster's location)",
+    )
+    _flag(
+        engine,
+        "billing_project",
+        help="the project that runs the BigQuery jobs (default --project)",
+    )
+    _flag(
+        engine,
+        "max_bytes_billed",
+        type=_positive,
+        help=f"BigQuery refuses a query that would bill more bytes (default {DEFAULT_CAP:,})",
+    )
+    _flag(
+        engine,
+        "log_view",
+        metavar="PROJECT.LOCATION.BUCKET.VIEW",
+        help="also print the SQL addressed for the Log Analytics page",
+    )
 
 
 def _split(values: Sequence[str]) -> tuple[str, ...]:
@@ -263,6 +309,35 @@ def options_from(args: argparse.Namespace) -> Options:
         first_per_pod=args.first_per_pod,
         fetch_limit=args.fetch_limit,
         filter_text=args.filter,
+    )
+
+
+def analytics_flags(args: argparse.Namespace) -> Dataset | None:
+    """Where `--engine=analytics` runs its SQL; None with the default engine.
+
+    Raises:
+        UsageError: an analytics flag was given with the default engine.
+    """
+    given = {
+        "--analytics_dataset": args.analytics_dataset,
+        "--analytics_view": args.analytics_view,
+        "--analytics_location": args.analytics_location,
+        "--billing_project": args.billing_project,
+        "--max_bytes_billed": args.max_bytes_billed,
+        "--log_view": args.log_view,
+    }
+    if args.engine != "analytics":
+        for flag, value in given.items():
+            if value is not None:
+                raise UsageError(f"{flag} goes with --engine=analytics")
+        return None
+    return Dataset(
+        dataset=args.analytics_dataset,
+        billing_project=args.billing_project or args.project,
+        location=args.analytics_location,
+        view=args.analytics_view or DEFAULT_VIEW,
+        max_bytes_billed=args.max_bytes_billed or DEFAULT_CAP,
+        log_view=args.log_view,
     )
 
 

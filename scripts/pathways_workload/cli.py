@@ -6,20 +6,31 @@ This is the only place that turns exceptions into messages and exit codes.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from typing import TextIO, cast
 
 from pathways_workload import target
-from pathways_workload.arguments import build_parser, options_from, target_flags, window_flags
+from pathways_workload.actions.entry_report import EntryPresenter
+from pathways_workload.analytics.dataset import Dataset
+from pathways_workload.arguments import (
+    analytics_flags,
+    build_parser,
+    options_from,
+    target_flags,
+    window_flags,
+)
 from pathways_workload.errors import ToolError, UsageError
 from pathways_workload.output_file import destination
 from pathways_workload.output_stream import GuardedOutput
 from pathways_workload.query import Request
 from pathways_workload.registry import ACTIONS, Action
 from pathways_workload.render.html import HTML_REPORTS
+from pathways_workload.render.printed import GcloudPrinter, Printer
 from pathways_workload.runner import Output, run_action
 from pathways_workload.sources.base import Source
 from pathways_workload.sources.files import FileSource
@@ -46,18 +57,60 @@ def _only_duration(flags: WindowFlags) -> bool:
     return flags.duration is not None and others == (None, None, None)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Engine:
+    """The query engine chosen: Log Analytics when `dataset` is set, and what it selects."""
+
+    dataset: Dataset | None
+    project: str | None
+    full: bool
+
+    def printer(self) -> Printer:
+        if self.dataset is None:
+            return GcloudPrinter()
+        from pathways_workload.analytics import engine
+
+        return engine.printer(self.dataset, self.project, self.full)
+
+    def offline(self, paths: list[str], files: FileSource, stack: ExitStack) -> Source:
+        if self.dataset is None:
+            return files
+        from pathways_workload.analytics import engine
+
+        return engine.offline_source(paths, self.dataset, self.project, self.full, stack)
+
+    def cloud(self, err: TextIO) -> Source:
+        if self.dataset is None:
+            return _cloud_source(self.project, err)
+        from pathways_workload.analytics import engine
+
+        return engine.bigquery_source(self.dataset, self.project, self.full, err)
+
+
+def _engine(args: argparse.Namespace, action: Action, project: str | None) -> _Engine:
+    """The engine; text output of an entry action needs only the columns a line prints."""
+    full = args.format != "text" or not isinstance(action.present, EntryPresenter)
+    return _Engine(analytics_flags(args), project, full)
+
+
 def _source_and_window(
-    args: argparse.Namespace, action: Action, project: str | None, clock: Clock, err: TextIO
+    args: argparse.Namespace,
+    action: Action,
+    engine: _Engine,
+    clock: Clock,
+    err: TextIO,
+    stack: ExitStack,
 ) -> tuple[Source | None, Window]:
     """Where entries come from, and the window: the flags', else the export's span or the hour."""
     flags = window_flags(args)
     if args.logs_file:
         files = FileSource(args.logs_file)
         span = None if flags.any_given() and not _only_duration(flags) else files.span()
-        return files, resolve_window(flags, span.end_ns if span else clock(), span)
+        window = resolve_window(flags, span.end_ns if span else clock(), span)
+        return engine.offline(args.logs_file, files, stack), window
     window = resolve_window(flags, clock())
     if args.execute or action.runs_without_execute:
-        return _cloud_source(project, err), window
+        return engine.cloud(err), window
     return None, window
 
 
@@ -80,14 +133,19 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
     tgt = target.from_flags(target_flags(args))
     if action.needs_workload:
         target.require_workload(tgt, action.name)
-    source, window = _source_and_window(args, action, tgt.project, clock, err)
-    if args.format == "html":
-        _check_html(action, source is None)
-    err.write(window.describe() + "\n")
-    issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
-    request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
-    output = Output(out, err, args.format, args.verbose, args.commands_out)
-    return run_action(action, request, source, output)
+    engine = _engine(args, action, tgt.project)
+    with ExitStack() as stack:
+        source, window = _source_and_window(args, action, engine, clock, err, stack)
+        if args.format == "html":
+            _check_html(action, source is None)
+        err.write(window.describe() + "\n")
+        issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
+        request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
+        # Print mode, and preflight in the cloud, which prints its queries when denied.
+        printing = source is None or (action.runs_without_execute and not args.logs_file)
+        printer = engine.printer() if printing else GcloudPrinter()
+        output = Output(out, err, args.format, args.verbose, args.commands_out, printer)
+        return run_action(action, request, source, output)
 
 
 def main(

@@ -9,7 +9,7 @@ from pathways_workload import labels
 from pathways_workload.describe import entry_labels, message
 from pathways_workload.sources.base import Result
 
-_ASSIGNED_RE = re.compile(r"Successfully assigned \S+ to (\S+)")
+ASSIGNED_RE = re.compile(r"Successfully assigned \S+ to (\S+)")
 
 
 def nodes_from(results: Sequence[Result]) -> tuple[str, ...]:
@@ -17,7 +17,7 @@ def nodes_from(results: Sequence[Result]) -> tuple[str, ...]:
     found: set[str] = set()
     for result in results:
         for entry in result.entries:
-            assigned = _ASSIGNED_RE.search(message(entry))
+            assigned = ASSIGNED_RE.search(message(entry))
             if assigned:
                 found.add(assigned.group(1))
             node = entry_labels(entry).get(labels.NODE)

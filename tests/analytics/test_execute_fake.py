@@ -23,10 +23,13 @@ import pytest
 
 from pathways_workload.analytics import queries
 from pathways_workload.analytics.bigquery import BigQueryRunner
+from pathways_workload.analytics.dataset import Dataset
 from pathways_workload.analytics.offline import OfflineStore
-from pathways_workload.analytics.printing import Dataset, bq_command
+from pathways_workload.analytics.printing import bq_command, bq_words
 from pathways_workload.analytics.source import AnalyticsSource
 from pathways_workload.errors import AccessError, CloudLoggingError, UsageError
+from pathways_workload.query import Query
+from pathways_workload.sources.base import Fetch
 from pathways_workload.sources.retry import Backoff
 from tests.fake_bigquery import FakeBigQuery
 from tests.test_incidents import INCIDENTS
@@ -59,17 +62,17 @@ def runner(fake: FakeBigQuery, dataset: Dataset = DATASET) -> tuple[BigQueryRunn
     return BigQueryRunner(dataset, err, endpoint=fake.url, backoff=quick, sleep=lambda _: None), err
 
 
-def questions() -> list[queries.Question]:
+def fetches() -> list[Fetch]:
     return [
-        queries.Question(ERRORS, 40),
-        queries.Question(EVENTS, 30, order="desc"),
-        queries.Question(ERRORS, 100, shape=queries.FIRST_PER_GROUP, keep=1),
+        Fetch(Query("errors", ERRORS), 40),
+        Fetch(Query("events", EVENTS), 30, order="desc"),
+        Fetch(Query("many errors", ERRORS), 100),
     ]
 
 
 def answers(run_sql: Any, full: bool = True) -> list[list[str]]:
     source = AnalyticsSource(run_sql, queries.View(DATASET.table(), "pw-demo"), full=full)
-    return [[e["insertId"] for e in answer.entries] for answer in source.answer(questions())]
+    return [[e["insertId"] for e in result.entries] for result in source.run(fetches())]
 
 
 def test_the_client_returns_what_duckdb_returns(fake: FakeBigQuery, store: OfflineStore) -> None:
@@ -179,8 +182,9 @@ def test_the_printed_bq_command_returns_the_same_rows(
         Path(BQ).resolve().parent.parent / "platform" / "bq" / "discovery_next" / "bigquery.json"
     )
     fake.discovery = json.loads(shipped.read_text())
-    text = queries.build(questions(), queries.View(DATASET.table(), "pw-demo"), full=True)
-    command = bq_command(text, DATASET, sum(q.limit for q in questions()))
+    asked = [queries.Question(f.query.filter, f.limit, f.order) for f in fetches()]
+    text = queries.build(asked, queries.View(DATASET.table(), "pw-demo"), full=True)
+    command = bq_command(text, bq_words(DATASET, sum(f.limit for f in fetches())))
     words = shlex.split(command)
     assert words[1] == "bq" and words[-1] == text
     local = [f"--api={fake.url}", "--oauth_access_token=unused", "--format=json", "--headless"]

@@ -14,6 +14,8 @@ from pathlib import Path
 from pathways_workload.analytics import queries
 from pathways_workload.analytics.offline import OfflineStore
 from pathways_workload.analytics.source import AnalyticsSource
+from pathways_workload.query import Query
+from pathways_workload.sources.base import Fetch
 from tests.helpers import container_entry
 
 MEMORY_LIMIT = "96MB"
@@ -40,7 +42,7 @@ def test_an_export_larger_than_the_memory_limit_is_answered(tmp_path: Path) -> N
     with OfflineStore([str(export)], memory_limit=MEMORY_LIMIT) as store:
         assert store.rows_loaded == ENTRIES
         source = AnalyticsSource(store.rows, queries.View("`p.d._Default`", "pw-demo"), full=False)
-        (errors,) = source.answer([queries.Question(f"{window} severity>=ERROR", 500)])
+        (errors,) = source.run([Fetch(Query("errors", f"{window} severity>=ERROR"), 500)])
     assert [e["insertId"] for e in errors.entries] == [
         f"id{i:07d}" for i in range(7, ENTRIES, 1000)
     ]

@@ -1,10 +1,8 @@
-"""Print mode for Log Analytics: SQL and bq commands, without the optional packages."""
+"""Print mode of `--engine=analytics`: one SQL query per stage as a bq command, no extra needed."""
 
 from __future__ import annotations
 
-import io
 import json
-import re
 import shlex
 import subprocess
 import sys
@@ -12,77 +10,167 @@ from pathlib import Path
 
 import pytest
 
-from pathways_workload.analytics import queries
-from pathways_workload.analytics.extra import require
-from pathways_workload.analytics.printing import Dataset, write_queries
-from pathways_workload.errors import UsageError
+from pathways_workload.registry import ACTIONS
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-WINDOW = 'timestamp>="2026-10-22T11:00:00Z" timestamp<="2026-10-22T12:00:00Z"'
-QUESTIONS = [queries.Question(f"{WINDOW} severity>=ERROR", 200), queries.Question(WINDOW, 10)]
+TARGET = (
+    "--project=pw-demo",
+    "--jobset_name=llama-train",
+    "--start_time=2026-10-22T11:00:00Z",
+    "--duration=1h",
+)
+ENGINE = (
+    "--engine=analytics",
+    "--analytics_dataset=pw-demo.pathways_logs",
+    "--analytics_location=US",
+)
+NEEDS = {"query": ("--filter=severity>=ERROR",)}
 
 
-def printed(dataset: Dataset, as_json: bool = False) -> str:
-    out = io.StringIO()
-    write_queries(["errors", "everything"], QUESTIONS, "pw-demo", dataset, out, as_json)
-    return out.getvalue()
+def printed(*args: str) -> str:
+    code, out, err = run_cli(*TARGET, *ENGINE, *args)
+    assert code == 0, err
+    return out
 
 
-def test_text_prints_the_sql_and_a_runnable_bq_command() -> None:
-    text = printed(
-        Dataset("pw-demo.logs", "pw-billing", "US", log_view="pw-demo.global._Default._Default")
-    )
-    lines = text.splitlines()
-    assert lines[0] == "# errors; everything"
-    command = text[text.index("CLOUDSDK_METRICS_ENVIRONMENT") : text.index("# the same query")]
+def test_text_prints_one_bq_command_per_stage_reading_the_sql_from_a_here_document() -> None:
+    out = printed("--action=triage", "--billing_project=pw-billing")
+    (first, *_) = printed("--action=triage", "--format=json").splitlines()
+    rows = sum(fetch["limit"] for fetch in json.loads(first)["fetches"])
+    records = printed("--action=triage", "--format=json").splitlines()
+    assert out.count("<<'END_OF_SQL'") == len(records) == out.count("\nEND_OF_SQL\n")
+    command = next(line for line in out.splitlines() if " bq " in line)
     words = shlex.split(command)
-    assert words[:4] == [
+    assert words[:3] == [
         "CLOUDSDK_METRICS_ENVIRONMENT=pathways-workload/0.1.0 (skill:pathways-workload)",
         "bq",
         "--project_id=pw-billing",
-        "--location=US",
     ]
-    assert words[4:8] == [
-        "query",
+    assert "--location=US" in words and "--format=json" in words
+    assert words[words.index("query") + 1 :] == [
         "--use_legacy_sql=false",
         "--maximum_bytes_billed=50000000000",
-        "--max_rows=210",
+        f"--max_rows={rows}",
+        "<<END_OF_SQL",
     ]
-    assert "FROM `pw-demo.logs._Default` AS log_entry" in words[8]
-    assert "FROM `pw-demo.global._Default._Default` AS log_entry" in text
-
-
-def test_json_prints_one_record_per_query_with_every_column() -> None:
-    record = json.loads(printed(Dataset("pw-demo.logs", "pw-demo", "EU"), as_json=True))
-    assert set(record) == {"purpose", "sql", "command"}
-    assert "    labels," in record["sql"] and "proto_payload" in record["sql"]
-
-
-def test_the_location_is_required_for_the_bq_command() -> None:
-    with pytest.raises(UsageError, match=r"^--analytics_location is required"):
-        printed(Dataset("pw-demo.logs", "pw-demo"))
+    assert "FROM `pw-demo.pathways_logs._Default` AS log_entry" in out
+    assert "STARTS_WITH(log_name, 'projects/pw-demo/logs/')" in out
 
 
 @pytest.mark.parametrize(
-    ("dataset", "flag"),
+    "action", [name for name, action in ACTIONS.items() if name != "preflight"]
+)
+def test_every_action_prints_valid_shell(action: str) -> None:
+    out = printed(f"--action={action}", *NEEDS.get(action, ()))
+    subprocess.run(["bash", "-n"], input=out, text=True, check=True)
+    assert "END_OF_SQL" in out
+
+
+def test_preflight_runs_and_prints_its_sql_when_it_has_no_credentials() -> None:
+    code, out, err = run_cli(*TARGET, *ENGINE, "--action=preflight")
+    assert code == 3
+    assert err.splitlines()[-1].startswith("error: no usable Application Default Credentials")
+    assert "roles/bigquery.dataViewer" in err and "<<'END_OF_SQL'" in out
+
+
+def test_json_prints_one_record_per_stage_with_every_column() -> None:
+    (record,) = [
+        json.loads(line) for line in printed("--action=errors", "--format=json").splitlines()
+    ]
+    assert set(record) == {"purpose", "fetches", "sql", "command", "shell"}
+    assert record["shell"] == record["command"]
+    assert shlex.split(record["command"])[-1] == record["sql"]
+    assert "    labels," in record["sql"] and "proto_payload" in record["sql"]
+    (fetch,) = record["fetches"]
+    assert (fetch["fetch_index"], fetch["name"], fetch["limit"], fetch["order"]) == (
+        0,
+        "crashes",
+        200,
+        "asc",
+    )
+
+
+def test_text_output_selects_only_the_columns_a_line_prints() -> None:
+    out = printed("--action=errors")
+    assert "    labels," not in out and "JSON_VALUE(labels, '$.\"compute.googleapis.com" in out
+
+
+def test_node_queries_read_the_discovered_names_as_an_array_parameter() -> None:
+    out = printed("--action=interruptions")
+    assert "NODES=$(\n" in out and "SELECT DISTINCT node FROM (" in out
+    assert '--parameter="nodes:ARRAY<STRING>:[$(for name in $NODES' in out
+    assert "IN UNNEST(@nodes)" in out and "FROM UNNEST(@nodes) AS node), '|')" in out
+    assert "nodes_from_discovery" not in out.lower()
+
+
+def test_a_traceback_follow_up_is_described_with_its_filter() -> None:
+    out = printed("--action=errors")
+    assert '# resource.labels.pod_name="POD"' in out
+    assert "# (then print its SQL: this command with --action=query --filter='<the filter>')" in out
+
+
+def test_the_log_analytics_page_gets_the_same_sql_for_its_view() -> None:
+    out = printed("--action=pod-events", "--log_view=pw-demo.global._Default._Default")
+    assert "# the same query on the Log Analytics page (pw-demo.global._Default._Default):" in out
+    assert "#   FROM `pw-demo.global._Default._Default` AS log_entry" in out
+    record = json.loads(
+        printed(
+            "--action=pod-events", "--log_view=pw-demo.global._Default._Default", "--format=json"
+        )
+    )
+    assert record["log_analytics_sql"] == record["sql"].replace(
+        "`pw-demo.pathways_logs._Default`", "`pw-demo.global._Default._Default`"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
     [
-        (Dataset("pw-demo", "pw-demo", "US"), "--analytics_dataset"),
-        (Dataset("pw-demo.logs", "pw-demo", "US", view="a.b"), "--analytics_view"),
-        (Dataset("pw-demo.logs", "pw-demo", "US", log_view="p.global.b"), "--log_view"),
+        (
+            ("--analytics_dataset=pw-demo.pathways_logs",),
+            "error: --analytics_location is required with --engine=analytics: the linked "
+            "dataset's BigQuery location (e.g. US, EU, us-east5), not the cluster's",
+        ),
+        (
+            ("--analytics_location=US",),
+            "error: --engine=analytics needs --analytics_dataset=PROJECT.DATASET, the BigQuery "
+            "dataset linked to the log bucket (offline, with --logs_file, it is optional)",
+        ),
+        (
+            ("--analytics_dataset=pw-demo", "--analytics_location=US"),
+            "error: --analytics_dataset='pw-demo': expected PROJECT.DATASET",
+        ),
+        (
+            ("--analytics_dataset=p.d", "--analytics_location=US", "--analytics_view=a.b"),
+            "error: --analytics_view='p.d.a.b': expected PROJECT.DATASET.VIEW",
+        ),
+        (
+            ("--analytics_dataset=p.d", "--analytics_location=US", "--log_view=p.global.b"),
+            "error: --log_view='p.global.b': expected PROJECT.LOCATION.BUCKET.VIEW",
+        ),
     ],
 )
-def test_bad_addresses_name_their_flag(dataset: Dataset, flag: str) -> None:
-    with pytest.raises(UsageError, match=f"^{re.escape(flag)}="):
-        printed(dataset)
+def test_missing_or_bad_addresses_exit_2_naming_their_flag(
+    args: tuple[str, ...], message: str
+) -> None:
+    code, out, err = run_cli(*TARGET, "--engine=analytics", *args, "--action=errors")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == message
+
+
+def test_analytics_flags_need_the_analytics_engine() -> None:
+    code, _, err = run_cli(*TARGET, "--analytics_location=US", "--action=errors")
+    assert code == 2
+    assert err.splitlines()[-1] == "error: --analytics_location goes with --engine=analytics"
 
 
 def test_print_mode_imports_no_optional_package() -> None:
     code = (
         "import io, sys\n"
-        "from pathways_workload.analytics import printing, queries\n"
-        'w = \'timestamp>="2026-10-22T11:00:00Z" timestamp<="2026-10-22T12:00:00Z"\'\n'
-        "printing.write_queries(['x'], [queries.Question(w, 5)], 'p', "
-        "printing.Dataset('p.d', 'p', 'US'), io.StringIO(), False)\n"
+        "from pathways_workload.cli import main\n"
+        f"argv = {[*TARGET, *ENGINE, '--action=triage']!r}\n"
+        "assert main(argv, out=io.StringIO(), err=io.StringIO()) == 0\n"
         "loaded = [m for m in ('sqlglot', 'duckdb', 'google.cloud.bigquery') if m in sys.modules]\n"
         "print(loaded)\n"
     )
@@ -97,9 +185,27 @@ def test_print_mode_imports_no_optional_package() -> None:
     assert done.stdout.strip() == "[]"
 
 
-def test_a_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "duckdb", None)
-    with pytest.raises(UsageError) as raised:
-        require("duckdb")
-    assert raised.value.exit_code == 2
-    assert "pip install '.[analytics]'" in str(raised.value)
+@pytest.mark.parametrize("module", ["duckdb", "sqlglot"])
+def test_replay_without_the_extra_exits_2_with_the_install_command(
+    module: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    export = tmp_path / "export.json"
+    export.write_text("[]")
+    monkeypatch.setitem(sys.modules, module, None)
+    code, _, err = run_cli(
+        *TARGET, "--engine=analytics", f"--logs_file={export}", "--action=errors"
+    )
+    assert code == 2
+    assert err.splitlines()[-1] == (
+        f"error: --engine=analytics needs the analytics extra ({module} is not installed): "
+        "run pip install '.[analytics]' from the skill folder"
+    )
+
+
+def test_execute_without_the_extra_exits_2_with_the_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "google.cloud.bigquery", None)
+    code, _, err = run_cli(*TARGET, *ENGINE, "--action=errors", "--execute")
+    assert code == 2
+    assert "pip install '.[analytics]'" in err.splitlines()[-1]

@@ -6,7 +6,7 @@ the exception line that ends its traceback.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
 
 from pathways_workload.actions.followups import FOLLOW_UPS, exceptions_of
 from pathways_workload.plan import Results
@@ -21,16 +21,25 @@ EMPTY_HINT = (
 )
 
 
-def present_entries(
-    empty_hint: str = EMPTY_HINT, marks_nodes: bool = False
-) -> Callable[[Request, Results], EntryReport]:
-    """An entry action's presenter; `marks_nodes` marks the lines about the workload's nodes."""
+@dataclasses.dataclass(frozen=True)
+class EntryPresenter:
+    """An entry action's presenter; `marks_nodes` marks the lines about the workload's nodes.
 
-    def present(request: Request, results: Results) -> EntryReport:
+    Its report prints entries only, so a source may read just the fields a line
+    shows (Log Analytics selects fewer columns for text output).
+    """
+
+    empty_hint: str = EMPTY_HINT
+    marks_nodes: bool = False
+
+    def __call__(self, request: Request, results: Results) -> EntryReport:
         shown = [result for result in results if result.fetch.name != FOLLOW_UPS]
         found = [entry for result in shown for entry in result.entries]
         stream = shape(shown, request.options, exceptions_of(found, results))
-        marked = frozenset(request.nodes or ()) if marks_nodes else frozenset()
-        return EntryReport(stream, request.window.span(), empty_hint, marked, request.window)
+        marked = frozenset(request.nodes or ()) if self.marks_nodes else frozenset()
+        return EntryReport(stream, request.window.span(), self.empty_hint, marked, request.window)
 
-    return present
+
+def present_entries(empty_hint: str = EMPTY_HINT, marks_nodes: bool = False) -> EntryPresenter:
+    """An entry action's presenter."""
+    return EntryPresenter(empty_hint, marks_nodes)

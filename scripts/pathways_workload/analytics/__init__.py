@@ -4,14 +4,16 @@ Modules, one job each:
 - `columns`: the log view's column layout (LogEntry key to column);
 - `operands`, `comparisons`, `ip_ranges`, `where`: a query-language syntax
   tree to a WHERE predicate with the same meaning;
-- `grouping`: the `--first_per_pod` group of a row, as SQL;
-- `queries`: whole queries (window, project, dedup, shapes, one per stage);
+- `queries`: whole queries (window, project, dedup, order, limit; one per stage);
 - `rows`: rows back to LogEntry-shaped dicts;
-- `printing`: print mode (SQL, `bq query` command, Log Analytics page SQL);
+- `dataset`: where the SQL runs (the `--analytics_*` flags and the others);
+- `printing`, `chains`: print mode (SQL, `bq query` commands, Log Analytics
+  page SQL; node queries fed by node discovery through `@nodes`);
 - `extra`: the optional packages, imported on use;
 - `transpile`, `emulation`, `offline`: the same SQL on DuckDB;
 - `bigquery`: `--execute` through google-cloud-bigquery;
-- `source`: a Source running fetches through either.
+- `source`: a Source running each stage's fetches as one query on either;
+- `engine`: the printer and sources the command line picks.
 
 `scripts/pathways_workload/analytics/` compiles the same query-language filters
 the actions print into BigQuery SQL for a Log Analytics linked dataset, and runs

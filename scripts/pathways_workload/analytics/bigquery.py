@@ -13,14 +13,15 @@ set-up commands; anything else that keeps failing exits 4.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from pathways_workload import USAGE_TOKENS
+from pathways_workload.analytics.dataset import Dataset
 from pathways_workload.analytics.extra import require
-from pathways_workload.analytics.printing import Dataset
 from pathways_workload.errors import AccessError, CloudLoggingError, ToolError, UsageError
 from pathways_workload.sources import credentials
 from pathways_workload.sources.retry import Backoff, GaveUp, retrying
@@ -30,6 +31,15 @@ DATA_VIEWER = "BigQuery Data Viewer (roles/bigquery.dataViewer)"
 JOB_USER = "BigQuery Job User (roles/bigquery.jobUser)"
 TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
 _MISSING = re.compile(r"not found: (dataset|table)", re.IGNORECASE)
+# gcloud's override of the BigQuery endpoint; the client wants it without the API path.
+ENDPOINT_ENV = "CLOUDSDK_API_ENDPOINT_OVERRIDES_BIGQUERY"
+_API_PATH = "/bigquery/v2"
+
+
+def endpoint() -> str | None:
+    """The BigQuery endpoint override (without `/bigquery/v2/`), or None."""
+    value = os.environ.get(ENDPOINT_ENV, "").strip().rstrip("/").removesuffix(_API_PATH)
+    return value or None
 
 
 @dataclasses.dataclass
@@ -38,7 +48,7 @@ class BigQueryRunner:
 
     dataset: Dataset
     err: TextIO
-    endpoint: str | None = None
+    endpoint: str | None = dataclasses.field(default_factory=endpoint)
     backoff: Backoff = dataclasses.field(default_factory=Backoff)
     sleep: Callable[[float], object] = time.sleep
     bytes_processed: list[int] = dataclasses.field(default_factory=list)
@@ -77,7 +87,7 @@ class BigQueryRunner:
             info = require("google.api_core.client_info").ClientInfo(user_agent=USAGE_TOKENS)
             options = {"api_endpoint": self.endpoint} if self.endpoint else None
             self._client = bigquery.Client(
-                project=self.dataset.billing_project,
+                project=self.dataset.required_billing(),
                 credentials=self._credentials(),
                 location=self.dataset.required_location(),
                 client_info=info,
@@ -91,9 +101,10 @@ class BigQueryRunner:
         auth = require("google.auth")
         try:
             found, _ = auth.default(scopes=[SCOPE])
-        except require("google.auth.exceptions").DefaultCredentialsError:
+        except (OSError, require("google.auth.exceptions").DefaultCredentialsError) as error:
+            said = credentials.one_line(str(error))
             raise AccessError(
-                f"no Application Default Credentials found: {credentials.LOGIN_FIX} "
+                f"no usable Application Default Credentials ({said}): {credentials.LOGIN_FIX} "
                 f"(the account needs {DATA_VIEWER} on the dataset {self.dataset.dataset} and "
                 f"{JOB_USER} on project {self.dataset.billing_project})"
             ) from None
@@ -152,7 +163,7 @@ def _failure(error: Any, dataset: Dataset) -> ToolError:
 
 def access_fix(dataset: Dataset) -> str:
     """Both causes of a denied or missing dataset, and what fixes each."""
-    project, _, link = dataset.dataset.partition(".")
+    project, _, link = (dataset.dataset or "PROJECT.DATASET").partition(".")
     return (
         f"Either the account lacks access: grant {DATA_VIEWER} on the dataset "
         f"{dataset.dataset} and {JOB_USER} on the billing project {dataset.billing_project}; "

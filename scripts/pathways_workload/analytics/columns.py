@@ -105,6 +105,11 @@ VIEW_COLUMNS = (
     ),
 )
 
+# int64 fields, which the LogEntry's JSON form writes as strings (proto3's JSON mapping).
+INT64_KEYS = frozenset(
+    {"requestSize", "responseSize", "cacheFillBytes", "line", "numResponseItems"}
+)
+
 # JSON columns that hold maps of strings (label values are always strings).
 STRING_MAPS = ("labels", "resource.labels")
 

@@ -6,6 +6,8 @@ What an entry made from a row holds (the README lists it too):
 - `timestamp` and `receiveTimestamp` in RFC 3339 with six fractional digits
   (BigQuery keeps microseconds);
 - `protoPayload` as the AuditLog it holds, with `@type`;
+- int64 fields (`sourceLocation.line`, the sizes of `httpRequest`) as
+  strings, as the LogEntry's JSON form writes them;
 - in text output, of `labels` only the node label, and of the AuditLog only
   `methodName`, `resourceName` and `status.message`.
 JSON columns arrive parsed (BigQuery client) or as text (DuckDB); both work.
@@ -56,6 +58,8 @@ def _convert(field: columns.Field, value: Any) -> Any:
         return json.loads(value) if isinstance(value, str) else value
     if field.kind == columns.RECORD:
         return _record(field, value)
+    if field.key in columns.INT64_KEYS:
+        return str(value)
     return value
 
 
