@@ -16,7 +16,8 @@ from tests.helpers import run_cli
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "SKILL.md", ROOT / "README.md", *sorted((ROOT / "references").glob("*.md"))]
 ENTRY = "python3 scripts/debug_workload.py"
-# Flags of other programs that the docs mention (Pathways components, xpk, the benchmarks).
+# Flags of other programs that the docs mention (Pathways components, xpk, gcloud, bq, the
+# benchmarks).
 FOREIGN_FLAGS = {
     "--num_elastic_slices",
     "--instance_type",
@@ -28,6 +29,14 @@ FOREIGN_FLAGS = {
     "--big",
     "--field-selector",
     "--event-ttl",
+    "--enable-analytics",
+    "--bucket",
+    "--member",
+    "--role",
+    "--dry_run",
+    "--parameter",
+    "--hosts",
+    "--slices",
 }
 PLACEHOLDERS = {
     "{project}": "pw-demo",
