@@ -1,18 +1,20 @@
-"""Log Analytics figures: SQL queries per triage, DuckDB against the query-language engine,
-and the bytes a one-hour window would process per action.
+"""Log Analytics on a large JobSet: SQL queries per triage, DuckDB against the query-language
+engine, and the bytes a one-hour window would process per action.
 
-Prints figures; asserts nothing. Generates a JobSet export of `--hosts` worker
-pods (gzipped JSON Lines, one hour), then:
-- triage's fetches (the wave print mode shows) as one SQL query, against the
-  `entries.list` requests the same fetches take (one per 1,000-entry page);
-- time and peak memory (max RSS of a child process) of the file source and
-  of the DuckDB engine (load plus query) on the same fetches;
-- per entry action, the columns its SQL reads and the bytes those columns
-  hold in the export, scaled to one hour. This is an estimate from the
-  export's JSON sizes; DuckDB's scanned bytes say nothing about BigQuery
-  billing, and only a dry run against the real view gives the real figure.
+Prints figures; asserts nothing. The corpus engine plants a JobSet of slices x hosts TPU workers
+training for the hour; worker slice 1 host 2 then hits `Check failed` and every other worker
+reports the lost peer (the lost-connection-to-peer incident, at scale). It is written as gzipped
+JSON Lines, then:
+- triage runs through the command line on each engine, each in its own process: wall time, peak
+  RSS, the root cause and failing hosts it names, the SQL queries it sent, and the entries.list
+  requests the default engine's fetches take (one per page of 1,000), with the minutes the read
+  quota (60 a minute) needs for them;
+- per action, the columns its SQL reads (text output, and --format=json or a report) and the bytes
+  those columns hold in the export, which is one hour. This is an estimate from the export's JSON
+  sizes, an upper bound if BigQuery reads only the paths of a JSON column a query uses; DuckDB's
+  scanned bytes say nothing about BigQuery billing, and only a dry run on the real view does.
 
-    python3 benchmarks/bench_analytics.py [--hosts=4096] [--lines=15]
+    python3 benchmarks/bench_analytics.py [--slices 16] [--hosts 64]
 """
 
 from __future__ import annotations
@@ -20,100 +22,120 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import random
 import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT / "scripts"), str(ROOT)]
 
-from tests.helpers import container_entry, run_cli  # noqa: E402
+from tests.corpus import beats  # noqa: E402
+from tests.corpus.clock import sec  # noqa: E402
+from tests.corpus.incident import Incident, Story  # noqa: E402
+from tests.corpus.layouts import release  # noqa: E402
+from tests.corpus.model import WORKER  # noqa: E402
+from tests.corpus.specs.lost_connection_to_peer import chip_halts  # noqa: E402
+from tests.corpus.writer import write_json_lines  # noqa: E402
 
 from pathways_workload.analytics import columns, queries  # noqa: E402
-from pathways_workload.registry import ACTIONS  # noqa: E402
-
-TARGET = (
-    "--project=pw-demo",
-    "--cluster_name=pw-cluster",
-    "--location=us-east5",
-    "--jobset_name=llama-train",
-    "--start_time=2026-10-22T11:00:00Z",
-    "--duration=1h",
+from pathways_workload.arguments import (  # noqa: E402
+    build_parser,
+    options_from,
+    target_flags,
+    window_flags,
 )
-PAGE = 1000
-REPORTS = {"preflight", "neighbors", "triage", "versions", "pods", "query"}
+from pathways_workload.plan import Results  # noqa: E402
+from pathways_workload.query import Request  # noqa: E402
+from pathways_workload.registry import ACTIONS  # noqa: E402
+from pathways_workload.sources.base import Fetch  # noqa: E402
+from pathways_workload.target import from_flags as target_from_flags  # noqa: E402
+from pathways_workload.window import resolve_window  # noqa: E402
+
+READS_PER_MINUTE = 60
+START = "2026-12-01T08:00:00Z"
+CRASH_SECOND = 1650
+ENGINE = (
+    "--engine=analytics",
+    "--analytics_dataset=pw-demo.pathways_logs",
+    "--analytics_location=US",
+)
 CHILD = """
-import json, resource, sys, time
+import io, json, resource, sys, time
 sys.path[:0] = [{scripts!r}, {root!r}]
-from pathways_workload.query import Query
-from pathways_workload.sources.base import Fetch
-filters = json.load(open({filters!r}))
-fetches = [Fetch(Query("q", text), 1000) for text in filters]
+from pathways_workload import cli
+from pathways_workload.analytics import engine
+from pathways_workload.sources.files import FileSource
+sql, pages = [], []
+offline, run = engine.offline_source, FileSource.run
+def counted_offline(*args, **kwargs):
+    source = offline(*args, **kwargs)
+    source.sql_run = sql
+    return source
+def counted_run(self, fetches):
+    results = run(self, fetches)
+    pages.extend(result.requests for result in results)
+    return results
+engine.offline_source, FileSource.run = counted_offline, counted_run
+out, err = io.StringIO(), io.StringIO()
 start = time.monotonic()
-if {engine!r} == "logging":
-    from pathways_workload.sources.files import FileSource
-    results = FileSource([{export!r}]).run(fetches)
-else:
-    from pathways_workload.analytics import queries
-    from pathways_workload.analytics.offline import OfflineStore
-    from pathways_workload.analytics.source import AnalyticsSource
-    with OfflineStore([{export!r}]) as store:
-        view = queries.View("`pw-demo.logs._Default`", "pw-demo")
-        results = AnalyticsSource(store.rows, view, full=False).run(fetches)
+code = cli.main({argv!r}, out=out, err=err)
 seconds = time.monotonic() - start
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps([seconds, rss, [len(r.entries) for r in results]]))
+print(json.dumps([code, seconds, rss, len(sql), sum(pages), out.getvalue(), err.getvalue()]))
 """
+_LITERAL = re.compile(r"'(?:[^'\\\\]|\\\\.)*'")
 
 
-def write_export(path: Path, hosts: int, lines: int) -> int:
-    """A one-hour JobSet export: `lines` lines per worker, a crash on one, a cascade after."""
-    rng = random.Random(7)
-    count = 0
-    with gzip.open(path, "wt", encoding="utf-8") as out:
-        for host in range(hosts):
-            pod = f"llama-train-worker-{host // 64}-{host % 64}-abcde"
-            for line in range(lines):
-                second = rng.randrange(3600)
-                text = f"step {line}: loss 1.{rng.randrange(999):03d}"
-                severity = "INFO"
-                if line == lines - 1:
-                    text = "Check failed: peer lost connection" if host == 700 else "lost peer"
-                    severity = "ERROR"
-                entry = container_entry(
-                    text,
-                    pod=pod,
-                    severity=severity,
-                    timestamp=f"2026-10-22T11:{second // 60:02d}:{second % 60:02d}.{line:06d}Z",
-                    node=f"gke-pw-cluster-tpu-np-{host // 64}-{host:05d}",
-                )
-                out.write(json.dumps(entry) + "\n")
-                count += 1
-    return count
-
-
-def printed_filters(*args: str) -> list[str]:
-    code, out, _ = run_cli(*TARGET, *args, "--format=json")
-    return [json.loads(line)["filter"] for line in out.splitlines()] if code == 0 else []
-
-
-def measure(engine: str, export: Path, filters_file: Path) -> tuple[float, float, list[int]]:
-    code = CHILD.format(
-        scripts=str(ROOT / "scripts"),
-        root=str(ROOT),
-        filters=str(filters_file),
-        engine=engine,
-        export=str(export),
+def plant(slices: int, hosts: int) -> Incident:
+    """A JobSet of slices x hosts workers training until worker 1-2 crashes and its peers follow."""
+    story = Story(
+        slug=f"crash-{slices}x{hosts}",
+        seed=slices * 1000 + hosts,
+        start=START,
+        title=f"A {slices}x{hosts} JobSet loses a worker",
+        scenario=8,
+        layout="xpk",
+        summary="Benchmark scene: a worker crashes, its peers report the lost peer.",
     )
+    inc = Incident(story)
+    run = beats.standard(
+        inc, "big-train", release(), slices=slices, hosts=hosts, itype="tpuv6e:8x8"
+    )
+    boot = beats.start_run(inc, run, run.launch)
+    crash_at = inc.t0 + sec(CRASH_SECOND)
+    beats.train(inc, run, boot.first_step, crash_at, beats.Training(step_time=9.0))
+    chip_halts(inc, run, crash_at)
+    beats.steady(inc, run, boot, default=crash_at)
+    dead = (f"{run.workers[1][2].name}/{WORKER}", f"{run.head.name}/jax-tpu")
+    beats.stop_run(inc, run, crash_at + sec(3), dead=dead, first_failed=f"{run.name}-worker-1")
+    beats.node_noise(inc)
+    return inc
+
+
+def triage(engine_args: Sequence[str], target: Sequence[str]) -> dict[str, Any]:
+    """Triage in a child process: its figures and what its report names."""
+    argv = [*target, "--action=triage", "--format=json", *engine_args]
+    code = CHILD.format(scripts=str(ROOT / "scripts"), root=str(ROOT), argv=argv)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(done.stderr)
-    seconds, rss, counts = json.loads(done.stdout)
-    return seconds, rss, counts
+    status, seconds, rss, sql, pages, out, err = json.loads(done.stdout)
+    if status:
+        raise SystemExit(err)
+    report = json.loads(out)
+    root = report["root_cause"] or {}
+    return {
+        "seconds": seconds,
+        "rss": rss,
+        "sql": sql,
+        "pages": pages,
+        "root": (root.get("pod"), root.get("container"), (root.get("message") or "")[:60]),
+        "hosts": sorted(host["pod"] for host in report["failing_hosts"]),
+    }
 
 
 def column_sizes(export: Path) -> dict[str, int]:
@@ -124,60 +146,93 @@ def column_sizes(export: Path) -> dict[str, int]:
             entry = json.loads(line)
             for field in columns.VIEW_COLUMNS:
                 if field.key in entry:
-                    sizes[field.name] = sizes.get(field.name, 0) + len(json.dumps(entry[field.key]))
+                    size = len(json.dumps(entry[field.key], ensure_ascii=False))
+                    sizes[field.name] = sizes.get(field.name, 0) + size
     return sizes
 
 
-def referenced(text: str) -> set[str]:
+def read_columns(text: str) -> set[str]:
+    """The view's columns a query names (outside its string literals)."""
     names = {field.name for field in columns.VIEW_COLUMNS}
-    return {word for word in re.findall(r"[a-z_]+", text) if word in names}
+    return {word for word in re.findall(r"[a-z_]+", _LITERAL.sub("''", text)) if word in names}
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--hosts", type=int, default=4096)
-    parser.add_argument("--lines", type=int, default=15)
-    options = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as folder:
-        export = Path(folder) / "export.jsonl.gz"
-        entries = write_export(export, options.hosts, options.lines)
-        size = export.stat().st_size
-        print(f"export: {options.hosts} hosts, {entries} entries, {size:,} bytes gzipped")
-        triage = printed_filters("--action=triage")
-        filters_file = Path(folder) / "filters.json"
-        filters_file.write_text(json.dumps(triage))
-        results: dict[str, tuple[float, float, list[int]]] = {}
-        for engine in ("logging", "analytics"):
-            results[engine] = measure(engine, export, filters_file)
-            seconds, rss, counts = results[engine]
-            print(f"{engine:9s}: {seconds:6.2f} s, peak RSS {rss:6.0f} MB, entries {counts}")
-        matched = results["analytics"][2]
+def stage_fetches(name: str, target: Sequence[str]) -> list[list[Fetch]]:
+    """The fetches of each stage of an action, as print mode builds them (nodes unknown)."""
+    extra = ["--filter=severity>=ERROR"] if name == "query" else []
+    args = build_parser().parse_args([*target, f"--action={name}", *extra])
+    window = resolve_window(window_flags(args), None)
+    request = Request(target_from_flags(target_flags(args)), window, options_from(args))
+    request = ACTIONS[name].request_for(request)
+    stages = []
+    for stage in ACTIONS[name].stages:
+        stages.append(stage.build(request, Results()))
+        request = stage.assume(request) if stage.assume else request
+    return [fetches for fetches in stages if fetches]
+
+
+def action_columns(name: str, target: Sequence[str]) -> tuple[set[str], set[str]]:
+    """The columns an action's queries read: for text output, and for json or a report."""
+    view = queries.View("`pw-demo.pathways_logs._Default`", "pw-demo")
+    text_columns: set[str] = set()
+    json_columns: set[str] = set()
+    for fetches in stage_fetches(name, target):
+        asked = [queries.Question(f.query.filter, f.limit, f.order) for f in fetches]
+        text_columns |= read_columns(queries.build(asked, view, full=False))
+        json_columns |= read_columns(queries.build(asked, view, full=True))
+    return text_columns, json_columns
+
+
+def report_bytes(target: Sequence[str], sizes: dict[str, int], entries: int) -> None:
+    """Per action, the bytes of the columns its queries read, and which ones json adds."""
+    total = sum(sizes.values())
+    print(f"bytes per column for the hour ({entries:,} entries, {total / 1e6:.1f} MB in all):")
+    print("  " + ", ".join(f"{c} {n / 1e6:.1f} MB" for c, n in sorted(sizes.items())))
+    print("estimated bytes a one-hour window reads per action (text output / json or report):")
+    for name in ACTIONS:
+        text_columns, json_columns = action_columns(name, target)
+        text_bytes = sum(sizes.get(column, 0) for column in text_columns)
+        json_bytes = sum(sizes.get(column, 0) for column in json_columns)
+        added = ", ".join(sorted(json_columns - text_columns)) or "-"
         print(
-            f"triage's first wave: {len(triage)} fetches = 1 SQL query; entries.list would need "
-            f">= {sum(max(1, -(-n // PAGE)) for n in matched)} requests for the same first pages"
+            f"  {name:26s} {text_bytes / 1e6:9.1f} MB / {json_bytes / 1e6:9.1f} MB "
+            f"(json adds: {added})"
         )
-        report_bytes(export, entries)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--slices", type=int, default=16)
+    parser.add_argument("--hosts", type=int, default=64)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        export = Path(folder) / "big-train.jsonl.gz"
+        incident = plant(args.slices, args.hosts)
+        write_json_lines(export, incident)
+        entries, window = len(incident.rows), [f"--start_time={START}", "--duration=1h"]
+        print(
+            f"{args.slices}x{args.hosts} = {args.slices * args.hosts} TPU hosts: {entries:,} "
+            f"entries, {export.stat().st_size / 1e6:.1f} MB gzipped"
+        )
+        target = ["--project=pw-demo", "--jobset_name=big-train", *window]
+        replay = [*target, f"--logs_file={export}"]
+        found = {"logging": triage([], replay), "analytics": triage(ENGINE, replay)}
+        for name, figures in found.items():
+            print(
+                f"triage, {name:9s}: {figures['seconds']:6.1f} s, peak RSS "
+                f"{figures['rss']:5.0f} MB, root cause {figures['root']}, "
+                f"{len(figures['hosts'])} failing hosts"
+            )
+        pages = found["logging"]["pages"]
+        print(
+            f"triage: {found['analytics']['sql']} SQL queries; the same fetches take {pages} "
+            f"entries.list requests ({pages / READS_PER_MINUTE:.1f} min of the read quota); "
+            f"same report: {found['logging']['root'] == found['analytics']['root']} (root "
+            f"cause), {found['logging']['hosts'] == found['analytics']['hosts']} (failing hosts)"
+        )
+        report_bytes(target, column_sizes(export), entries)
     return 0
 
 
-def report_bytes(export: Path, entries: int) -> None:
-    sizes = column_sizes(export)
-    print("estimated bytes per hour of this workload's logs (text output / --format=json):")
-    for name in ACTIONS:
-        if name in REPORTS:
-            continue
-        filters = printed_filters(f"--action={name}", "--node_names=gke-pw-cluster-tpu-np-0-00000")
-        if not filters:
-            continue
-        view = queries.View("`pw-demo.logs._Default`", "pw-demo")
-        asked = [queries.Question(text, 200) for text in filters]
-        text_cols = referenced(queries.build(asked, view, full=False))
-        json_cols = referenced(queries.build(asked, view, full=True))
-        text_bytes = sum(sizes.get(c, 0) for c in text_cols)
-        json_bytes = sum(sizes.get(c, 0) for c in json_cols)
-        print(f"  {name:26s} {text_bytes / 1e6:8.1f} MB / {json_bytes / 1e6:8.1f} MB")
-    print(f"  (all columns: {sum(sizes.values()) / 1e6:.1f} MB for {entries} entries)")
-
-
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(main())

@@ -46,3 +46,12 @@ def test_an_export_larger_than_the_memory_limit_is_answered(tmp_path: Path) -> N
     assert [e["insertId"] for e in errors.entries] == [
         f"id{i:07d}" for i in range(7, ENTRIES, 1000)
     ]
+
+
+def test_duckdb_draws_no_progress_bar_on_stdout(tmp_path: Path) -> None:
+    """DuckDB's progress bar, on by default, would be written into the tool's output."""
+    export = tmp_path / "export.json"
+    export.write_text("[]")
+    with OfflineStore([str(export)]) as store:
+        (row,) = store.rows("SELECT current_setting('enable_progress_bar') AS shown")
+    assert row["shown"] is False

@@ -71,6 +71,8 @@ class OfflineStore:
                 "threads": 1,
             },
         )
+        # DuckDB draws its progress bar on stdout, into the tool's output, when a query is slow.
+        self._connection.execute("SET enable_progress_bar = false")
         self._connection.execute("SET TimeZone = 'UTC'")
         self._connection.execute(f"SET max_expression_depth TO {MAX_EXPRESSION_DEPTH}")
         emulation.register(self._connection)
