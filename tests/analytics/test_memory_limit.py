@@ -11,9 +11,12 @@ import gzip
 import json
 from pathlib import Path
 
+import pytest
+
 from pathways_workload.analytics import queries
 from pathways_workload.analytics.offline import OfflineStore
 from pathways_workload.analytics.source import AnalyticsSource
+from pathways_workload.errors import UsageError
 from pathways_workload.query import Query
 from pathways_workload.sources.base import Fetch
 from tests.helpers import container_entry
@@ -55,3 +58,19 @@ def test_duckdb_draws_no_progress_bar_on_stdout(tmp_path: Path) -> None:
     with OfflineStore([str(export)]) as store:
         (row,) = store.rows("SELECT current_setting('enable_progress_bar') AS shown")
     assert row["shown"] is False
+
+
+def test_running_out_of_memory_asks_for_a_narrower_window(tmp_path: Path) -> None:
+    export = tmp_path / "export.json"
+    stamps = [f"2026-10-22T11:00:{second % 60:02d}Z" for second in range(2000)]
+    export.write_text(json.dumps([container_entry(PADDING, timestamp=t) for t in stamps]))
+    window = 'timestamp>="2026-10-22T11:00:00Z" timestamp<="2026-10-22T12:00:00Z"'
+    everything = [Fetch(Query("all", window), 2000, "desc")]
+    view = queries.View("`p.d._Default`", "pw-demo")
+    with pytest.raises(UsageError) as raised, OfflineStore([str(export)], "4MB") as store:
+        AnalyticsSource(store.rows, view).run(everything)
+    assert raised.value.exit_code == 2
+    assert str(raised.value) == (
+        f"DuckDB ran out of memory replaying {export} (its limit is 4MB): narrow the window "
+        "(--duration, --start_time), or run the queries on BigQuery (--execute)"
+    )

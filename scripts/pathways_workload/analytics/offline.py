@@ -6,8 +6,10 @@ folder and DuckDB reads them into one table, `log_view`, shaped as
 `columns.VIEW_COLUMNS` says: snake_case, `labels`, `resource.labels` and
 `json_payload` as JSON, microsecond TIMESTAMPs, `proto_payload.audit_log`
 typed. The table lives in a database file in the work folder, and
-`memory_limit` caps DuckDB's memory: past it, DuckDB spills to that folder,
-so exports larger than memory load and query.
+`memory_limit` caps DuckDB's memory (by default DuckDB's own cap, 80% of the
+machine's): past it, DuckDB spills to that folder, so exports larger than
+memory load and query. A query that cannot spill enough (window functions over
+very many matching lines) exits 2 asking for a narrower window.
 
 Queries are the BigQuery SQL the tool prints, transpiled (`transpile`).
 """
@@ -22,11 +24,10 @@ from typing import Any
 
 from pathways_workload.analytics import columns, emulation, transpile
 from pathways_workload.analytics.extra import require
-from pathways_workload.errors import InputFileError
+from pathways_workload.errors import InputFileError, UsageError
 from pathways_workload.lql import fields
 from pathways_workload.sources.export_reader import Record, export_files, iter_records
 
-DEFAULT_MEMORY_LIMIT = "1GB"
 # Cloud Logging entries are at most 256 KiB (audit entries 512 KiB).
 MAX_OBJECT_BYTES = 4 << 20
 # Long OR chains of search terms nest deeply once parsed.
@@ -52,7 +53,7 @@ _SCALAR_CASTS = {
 class OfflineStore:
     """A DuckDB database holding recorded exports as a log view; use as a context manager."""
 
-    def __init__(self, paths: list[str], memory_limit: str = DEFAULT_MEMORY_LIMIT) -> None:
+    def __init__(self, paths: list[str], memory_limit: str | None = None) -> None:
         self._paths = paths
         self._memory_limit = memory_limit
         self._folder: Path | None = None
@@ -62,15 +63,14 @@ class OfflineStore:
     def __enter__(self) -> OfflineStore:
         duckdb = require("duckdb")
         self._folder = Path(tempfile.mkdtemp(prefix="pathways-analytics-"))
-        self._connection = duckdb.connect(
-            str(self._folder / "logs.duckdb"),
-            config={
-                "memory_limit": self._memory_limit,
-                "temp_directory": str(self._folder / "spill"),
-                "preserve_insertion_order": False,
-                "threads": 1,
-            },
-        )
+        config = {
+            "temp_directory": str(self._folder / "spill"),
+            "preserve_insertion_order": False,
+            "threads": 1,
+        }
+        if self._memory_limit:
+            config["memory_limit"] = self._memory_limit
+        self._connection = duckdb.connect(str(self._folder / "logs.duckdb"), config=config)
         # DuckDB draws its progress bar on stdout, into the tool's output, when a query is slow.
         self._connection.execute("SET enable_progress_bar = false")
         self._connection.execute("SET TimeZone = 'UTC'")
@@ -86,10 +86,25 @@ class OfflineStore:
             shutil.rmtree(self._folder, ignore_errors=True)
 
     def rows(self, bigquery_sql: str) -> list[dict[str, Any]]:
-        """Run BigQuery SQL (transpiled) and return its rows as dicts."""
-        cursor = self._connection.execute(transpile.to_duckdb(bigquery_sql))
-        names = [description[0] for description in cursor.description]
-        return [dict(zip(names, row)) for row in cursor.fetchall()]
+        """Run BigQuery SQL (transpiled) and return its rows as dicts.
+
+        Raises:
+            UsageError: DuckDB ran out of memory (a narrower window needs less).
+        """
+        try:
+            cursor = self._connection.execute(transpile.to_duckdb(bigquery_sql))
+            names = [description[0] for description in cursor.description]
+            return [dict(zip(names, row)) for row in cursor.fetchall()]
+        except require("duckdb").OutOfMemoryException:
+            raise self._out_of_memory() from None
+
+    def _out_of_memory(self) -> UsageError:
+        limit = self._memory_limit or "its default, 80% of this machine's memory"
+        return UsageError(
+            f"DuckDB ran out of memory replaying {', '.join(self._paths)} (its limit is "
+            f"{limit}): narrow the window (--duration, --start_time), or run the queries on "
+            "BigQuery (--execute)"
+        )
 
     def _load(self, duckdb: Any) -> None:
         assert self._folder is not None
@@ -104,6 +119,8 @@ class OfflineStore:
                 f"maximum_object_size = {MAX_OBJECT_BYTES})",
                 [str(lines), raw_columns],
             )
+        except duckdb.OutOfMemoryException:
+            raise self._out_of_memory() from None
         except duckdb.Error as error:
             raise _first_bad_record(self._paths, error) from None
         self.rows_loaded = records
