@@ -172,3 +172,19 @@ def test_execute_dry_runs_each_query_and_caps_its_bytes(
     assert all(body["configuration"]["dryRun"] for body in dry)
     assert all(body["maximumBytesBilled"] == "50000000000" for body in run)
     assert err.count("dry run: the query will process 123.5 MB") == 2
+
+
+def test_a_cap_of_one_byte_is_a_dry_run_only(
+    fakes: dict[str, FakeBigQuery], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the README says: the first query is dry-run, its bytes printed, nothing billed."""
+    fake = pointed(fakes[OOM], monkeypatch)
+    before = len(fake.requests)
+    code, out, err = run_cli(*target(OOM), "--action=triage", "--execute", "--max_bytes_billed=1")
+    assert (code, out) == (2, "")
+    assert "dry run: the query will process 123.5 MB (123456789 bytes)" in err
+    assert err.splitlines()[-1] == (
+        "error: the query would process 123.5 MB, more than --max_bytes_billed=1: narrow the "
+        "window (--duration) or raise --max_bytes_billed"
+    )
+    assert not any(path.endswith("/queries") for _, path, _ in fake.requests[before:])

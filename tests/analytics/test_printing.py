@@ -209,3 +209,12 @@ def test_execute_without_the_extra_exits_2_with_the_install_command(
     code, _, err = run_cli(*TARGET, *ENGINE, "--action=errors", "--execute")
     assert code == 2
     assert "pip install '.[analytics]'" in err.splitlines()[-1]
+
+
+def test_the_billing_project_defaults_to_the_project_and_the_cap_is_passed_on() -> None:
+    words = shlex.split(
+        next(line for line in printed("--action=errors").splitlines() if " bq " in line)
+    )
+    assert "--project_id=pw-demo" in words and "--maximum_bytes_billed=50000000000" in words
+    capped = printed("--action=errors", "--max_bytes_billed=1000000")
+    assert "--maximum_bytes_billed=1000000" in capped
