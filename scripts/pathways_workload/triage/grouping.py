@@ -29,14 +29,14 @@ def symptom_groups(symptoms: Sequence[Evidence]) -> list[dict[str, Any]]:
     rows = []
     for (who, _), items in groups.items():
         ordered = sorted(items, key=lambda item: item.time_ns)
-        rows.append(
-            {
-                "component": who,
-                "count": len(items),
-                "pods": len({item.pod for item in items if item.pod}),
-                "first": ordered[0].entry.get("timestamp"),
-                "last": ordered[-1].entry.get("timestamp"),
-                "example": headline(ordered[0].message),
-            }
-        )
-    return sorted(rows, key=lambda row: str(row["first"]))
+        row = {
+            "component": who,
+            "count": len(items),
+            "pods": len({item.pod for item in items if item.pod}),
+            "first": ordered[0].entry.get("timestamp"),
+            "last": ordered[-1].entry.get("timestamp"),
+            "example": headline(ordered[0].message),
+        }
+        rows.append((ordered[0].time_ns, row))
+    # By instant: timestamps as read differ in their fraction ("...07Z", "...07.03Z").
+    return [row for _, row in sorted(rows, key=lambda pair: pair[0])]
