@@ -1,0 +1,126 @@
+"""JSON output: entries exactly as read, as valid JSON, one per line.
+
+Numbers keep the text they were read with; a line needing no change is written
+as read; anything else is minified with the line separators U+2028, U+2029 and
+U+0085 escaped, so readers that split on them see one entry per line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pathways_workload.exact_json import output_line, parse_entry
+from tests.helpers import container_entry, run_cli
+
+ERRORS = (
+    "--action=errors",
+    "--jobset_name=llama-train",
+    "--start_time=2026-10-22T11:00:00Z",
+    "--duration=1h",
+    "--format=json",
+)
+SEPARATORS = ("\u2028", "\u2029", "\u0085")
+
+
+def _strict(line: str) -> Any:
+    """Parse as strict JSON: NaN and Infinity are not JSON."""
+
+    def refuse(token: str) -> None:
+        raise ValueError(f"{token} is not JSON")
+
+    return json.loads(line, parse_constant=refuse)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b'{"a": 1e400}', None),
+        (b'{"a": 0.10000000000000000555}', None),
+        (
+            b'{"a": 1E2, "b": [-0, -0.0, 12345678901234567890123], "c": NaN}',
+            '{"a":1E2,"b":[-0,-0.0,12345678901234567890123],"c":"NaN"}',
+        ),
+        (
+            b'{"a": NaN, "b": Infinity, "c": -Infinity}',
+            '{"a":"NaN","b":"Infinity","c":"-Infinity"}',
+        ),
+    ],
+)
+def test_numbers_keep_their_text_and_output_is_json(raw: bytes, expected: str | None) -> None:
+    entry = parse_entry(raw)
+    line = output_line(entry)
+    _strict(line)
+    if expected is None:
+        assert line == raw.decode()
+    else:
+        assert line == expected
+
+
+def test_numbers_still_compare_as_numbers() -> None:
+    entry = parse_entry(b'{"a": 1E2, "b": 0.5, "c": 1e400}')
+    assert entry["a"] == 100
+    assert entry["b"] < 1
+    assert entry["c"] > 10**300
+
+
+def test_a_line_needing_no_change_is_written_as_read() -> None:
+    raw = b'{"b": 2.50,  "a": "caf\xc3\xa9 \\u00e9",\t"c": {"d": []}}'
+    assert output_line(parse_entry(raw)) == raw.decode()
+
+
+@pytest.mark.parametrize("separator", SEPARATORS)
+def test_line_separators_are_escaped(separator: str) -> None:
+    raw = json.dumps({"textPayload": f"a{separator}b"}, ensure_ascii=False).encode()
+    line = output_line(parse_entry(raw))
+    assert not any(char in line for char in SEPARATORS)
+    assert f"\\u{ord(separator):04x}" in line
+    assert _strict(line) == {"textPayload": f"a{separator}b"}
+
+
+def test_a_multi_line_record_is_minified() -> None:
+    raw = json.dumps({"a": [1, 2.50], "b": {"c": "d"}}, indent=2).encode()
+    assert output_line(parse_entry(raw)) == '{"a":[1,2.50],"b":{"c":"d"}}'
+
+
+def test_entries_not_read_from_a_file_are_written_as_json() -> None:
+    entry = {"a": 1.5, "b": float("nan"), "c": "x\u2028\ud800", "d": [True, None]}
+    line = output_line(entry)
+    assert _strict(line) == {"a": 1.5, "b": "NaN", "c": "x\u2028\ud800", "d": [True, None]}
+    line.encode("utf-8")
+    assert "\u2028" not in line
+
+
+def _export(path: Path, texts: list[str]) -> list[dict[str, Any]]:
+    return [
+        container_entry(text, timestamp=f"2026-10-22T11:1{i}:00Z") for i, text in enumerate(texts)
+    ]
+
+
+def test_json_lines_entries_come_out_byte_for_byte(tmp_path: Path) -> None:
+    entries = _export(tmp_path, ["Check failed: one", "Check failed: two"])
+    entries[0]["jsonPayload"] = {"ratio": 0.1}
+    lines = [json.dumps(entry) for entry in entries]
+    lines[0] = lines[0].replace("0.1", "0.10000000000000000555")
+    path = tmp_path / "a.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 0, err
+    assert out.splitlines() == lines
+
+
+def test_gcloud_array_entries_come_out_minified_with_their_numbers(tmp_path: Path) -> None:
+    entries = _export(tmp_path, ["Check failed: one\u2028two"])
+    entries[0]["jsonPayload"] = {"big": "BIG"}
+    text = json.dumps(entries, indent=2, sort_keys=True, ensure_ascii=False)
+    path = tmp_path / "a.json"
+    path.write_text(text.replace('"BIG"', "1e400"))
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 0, err
+    [line] = out.splitlines()
+    assert '"big":1e400' in line
+    assert "\\u2028" in line
+    assert _strict(line)["textPayload"] == "Check failed: one\u2028two"

@@ -1,0 +1,332 @@
+"""What offline replay accepts as input: folders, streams, encodings, layouts, odd entries.
+
+Whatever the layout, a file that is not UTF-8 JSON text exits 5 naming the file
+and the line; a valid export in any layout gcloud or a log sink writes (or a
+person could reasonably make from one) is read.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import container_entry, run_cli
+from tests.test_incidents import INCIDENTS, target_args
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "debug_workload.py"
+WINDOW = ("--start_time=2026-10-22T11:00:00Z", "--duration=1h")
+ERRORS = ("--action=errors", "--jobset_name=llama-train", *WINDOW)
+INCOMPLETE = "any output printed before this message is incomplete"
+
+
+def _entries() -> list[dict[str, Any]]:
+    return [
+        container_entry("Check failed: one", timestamp="2026-10-22T11:10:00Z"),
+        container_entry("fine", severity="INFO", timestamp="2026-10-22T11:20:00Z"),
+        container_entry("Check failed: two", timestamp="2026-10-22T11:30:00Z"),
+    ]
+
+
+def _lines_text(entries: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(entry) + "\n" for entry in entries)
+
+
+def _messages(out: str) -> list[str]:
+    return [line.split(": ", 1)[1] for line in out.splitlines()]
+
+
+# Folders
+
+
+def test_a_folder_reached_through_dot_dot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "exports").mkdir()
+    (tmp_path / "exports" / "a.jsonl").write_text(_lines_text(_entries()))
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    code, out, err = run_cli(*ERRORS, "--logs_file=../exports")
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]
+
+
+def test_a_folder_inside_a_hidden_folder(tmp_path: Path) -> None:
+    folder = tmp_path / ".cache" / "exports"
+    (folder / "day1").mkdir(parents=True)
+    (folder / "day1" / "a.jsonl").write_text(_lines_text(_entries()[:1]))
+    (folder / "b.jsonl").write_text(_lines_text(_entries()[2:]))
+    (folder / ".partial.jsonl").write_text("not json at all\n")
+    (folder / ".git").mkdir()
+    (folder / ".git" / "c.jsonl").write_text("not json either\n")
+    code, out, err = run_cli(*ERRORS, f"--logs_file={folder}")
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]
+
+
+def test_a_broken_symlink_in_a_folder_exits_5(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(_lines_text(_entries()))
+    (tmp_path / "b.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    code, _, err = run_cli(*ERRORS, f"--logs_file={tmp_path}")
+    assert code == 5
+    assert err.splitlines()[-1].startswith(f"error: {tmp_path / 'b.jsonl'}: ")
+    assert "broken symbolic link" in err
+
+
+def test_an_unreadable_subfolder_exits_5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a.jsonl").write_text(_lines_text(_entries()))
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "b.jsonl").write_text(_lines_text(_entries()))
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    # The suite may run as root, for whom a mode of 000 changes nothing.
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, _, err = run_cli(*ERRORS, f"--logs_file={tmp_path}")
+    assert code == 5
+    assert err.splitlines()[-1] == f"error: {locked}: cannot read this folder (Permission denied)"
+
+
+# Streams
+
+
+def _serve_fifo(path: Path, data: bytes) -> threading.Thread:
+    """Write data into a FIFO once a reader opens it (gives up after 20 s, never hangs)."""
+
+    def serve() -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                descriptor = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:
+                time.sleep(0.01)
+                continue
+            os.set_blocking(descriptor, True)
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data)
+            return
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_fifo_is_read_as_a_stream(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    thread = _serve_fifo(fifo, gzip.compress(_lines_text(_entries()).encode()))
+    code, out, err = run_cli(*ERRORS, f"--logs_file={fifo}")
+    thread.join(timeout=20)
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]
+
+
+def _with_stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def test_dash_reads_standard_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    _with_stdin(monkeypatch, json.dumps(_entries(), indent=2).encode())
+    code, out, err = run_cli(*ERRORS, "--logs_file=-")
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]
+
+
+def test_standard_input_is_read_again_for_a_second_stage(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Node discovery and then the node queries: the stream is read twice."""
+    export = INCIDENTS / "host-oom-worker.json"
+    args = [arg for arg in target_args("host-oom-worker") if not arg.startswith("--logs_file")]
+    code, from_file, err = run_cli(*args, f"--logs_file={export}", "--action=node-ooms")
+    assert code == 0, err
+    assert from_file
+    _with_stdin(monkeypatch, export.read_bytes())
+    code, from_stdin, err = run_cli(*args, "--logs_file=-", "--action=node-ooms")
+    assert code == 0, err
+    assert from_stdin == from_file
+
+
+def _script(*argv: str, stdin: bytes | None = None, shell: bool = False) -> tuple[int, str, str]:
+    command: Any = " ".join(argv) if shell else [sys.executable, str(SCRIPT), *argv]
+    done = subprocess.run(
+        command,
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        shell=shell,
+        executable="/bin/bash" if shell else None,
+    )
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def test_dev_stdin_is_read_as_a_stream() -> None:
+    code, out, err = _script(
+        *ERRORS, "--logs_file=/dev/stdin", stdin=_lines_text(_entries()).encode()
+    )
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]
+
+
+def test_process_substitution_is_read_as_a_stream(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_text(_lines_text(_entries()))
+    code, out, err = _script(
+        sys.executable, str(SCRIPT), *ERRORS, f"--logs_file=<(cat {path})", shell=True
+    )
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]
+
+
+# Encodings
+
+
+@pytest.mark.parametrize("layout", ["lines", "gcloud"])
+def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path, layout: str) -> None:
+    entries = _entries()
+    text = _lines_text(entries) if layout == "lines" else json.dumps(entries, indent=2)
+    path = tmp_path / "a.json"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]
+
+
+@pytest.mark.parametrize(
+    ("encoding", "name"),
+    [
+        ("utf-16", "UTF-16LE"),
+        ("utf-16-le", "UTF-16LE"),
+        ("utf-16-be", "UTF-16BE"),
+        ("utf-32", "UTF-32LE"),
+    ],
+)
+@pytest.mark.parametrize("layout", ["lines", "gcloud"])
+def test_utf16_is_refused_naming_the_encoding(
+    tmp_path: Path, encoding: str, name: str, layout: str
+) -> None:
+    path = tmp_path / "a.json"
+    path.write_bytes(_layout(_entries(), layout).decode().encode(encoding))
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert (code, out) == (5, "")
+    assert err.splitlines()[-1] == (
+        f"error: {path}: the export is {name} text, not UTF-8; convert it first, "
+        f"e.g. iconv -f {name} -t UTF-8"
+    )
+
+
+# Layouts
+
+
+def _layout(entries: list[dict[str, Any]], layout: str) -> bytes:
+    if layout == "lines":
+        return _lines_text(entries).encode()
+    if layout == "gcloud":
+        return (json.dumps(entries, indent=2, ensure_ascii=False) + "\n").encode()
+    if layout == "compact":
+        return json.dumps(entries, ensure_ascii=False).encode()
+    if layout == "per-line":
+        return ("[\n" + ",\n".join(json.dumps(entry) for entry in entries) + "\n]\n").encode()
+    if layout == "indent0":
+        return json.dumps(entries, indent=0).encode()
+    raise ValueError(layout)
+
+
+LAYOUTS = ["lines", "gcloud", "compact", "per-line", "indent0"]
+
+
+@pytest.mark.parametrize("layout", ["per-line", "indent0"])
+@pytest.mark.parametrize("compressed", [False, True])
+def test_every_valid_array_layout_is_read(tmp_path: Path, layout: str, compressed: bool) -> None:
+    data = _layout(_entries(), layout)
+    path = tmp_path / "a.json"
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]
+
+
+def _bad_second_entry(layout: str, bad: bytes) -> tuple[bytes, int]:
+    """An export whose second entry (one the crash sweep never matches) holds `bad`; its line."""
+    entries = _entries()
+    entries[1]["textPayload"] = "fine MARK"
+    data = _layout(entries, layout)
+    position = data.index(b"MARK")
+    return data[:position] + bad + data[position + 4 :], data.count(b"\n", 0, position) + 1
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(
+    ("bad", "what"),
+    [(b"\xff", "not UTF-8 text"), (b"\xc3(", "not UTF-8 text"), (b"\x00", "a NUL byte")],
+)
+@pytest.mark.parametrize("compressed", [False, True])
+def test_bytes_that_are_not_json_text_exit_5_in_every_layout(
+    tmp_path: Path, layout: str, bad: bytes, what: str, compressed: bool
+) -> None:
+    data, line = _bad_second_entry(layout, bad)
+    path = tmp_path / "a.json"
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    code, _, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 5
+    last = err.splitlines()[-1]
+    assert last.startswith(f"error: {path}:{line}: {what}")
+    assert last.endswith(INCOMPLETE)
+
+
+@pytest.mark.parametrize("layout", ["lines", "gcloud"])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_an_unpaired_surrogate_exits_5_before_any_output_of_it(
+    tmp_path: Path, layout: str, as_json: bool
+) -> None:
+    entries = _entries()
+    entries[2]["textPayload"] = "Check failed: \ud800 half a pair"
+    path = tmp_path / "a.json"
+    text = _lines_text(entries) if layout == "lines" else json.dumps(entries, indent=2)
+    path.write_text(text)
+    line = next(n for n, text_line in enumerate(text.splitlines(), 1) if "\\ud800" in text_line)
+    formats = ("--format=json",) if as_json else ()
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}", *formats)
+    assert code == 5
+    assert "\ud800" not in out
+    assert err.splitlines()[-1].startswith(f"error: {path}:{line}: ")
+    assert "\\ud800" in err.splitlines()[-1]
+
+
+def test_deep_nesting_in_a_compact_array_exits_5(tmp_path: Path) -> None:
+    entries = _entries()
+    deep = "[" * 100_000 + "]" * 100_000
+    text = json.dumps(entries)[:-1] + ', {"jsonPayload": {"x": ' + deep + "}}]"
+    path = tmp_path / "a.json"
+    path.write_text(text)
+    code, _, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 5
+    last = err.splitlines()[-1]
+    assert last.startswith(f"error: {path}:1: ")
+    assert "nested too deeply" in last
+
+
+@pytest.mark.parametrize("layout", ["compact", "gcloud"])
+def test_an_array_entry_over_64_mb_is_read(tmp_path: Path, layout: str) -> None:
+    entries = _entries()
+    entries[2]["textPayload"] = "Check failed: two " + "y" * (65 << 20)
+    path = tmp_path / "a.json"
+    path.write_bytes(_layout(entries, layout))
+    del entries
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 0, err
+    assert [message[:17] for message in _messages(out)] == [
+        "Check failed: one",
+        "Check failed: two",
+    ]

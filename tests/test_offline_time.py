@@ -1,0 +1,172 @@
+"""Offline replay and time: the export's span, odd timestamps, and skipping by time.
+
+The span is the export's window when no window flag is given, so it must come
+from each entry's top-level `timestamp` only, and an entry with an absurd or
+unusable timestamp must be reported instead of silently emptying or widening
+the window.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
+from tests.helpers import container_entry, run_cli
+
+# tests.helpers.run_cli's clock: 2026-10-22T12:00:00Z.
+WORKLOAD = "--jobset_name=llama-train"
+
+
+def _lines(path: Path, entries: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    return path
+
+
+def _crashes() -> list[dict[str, Any]]:
+    return [
+        container_entry("Check failed: first", timestamp="2026-10-22T11:20:00Z"),
+        container_entry("Check failed: last", timestamp="2026-10-22T11:30:00.5Z"),
+    ]
+
+
+def _messages(out: str) -> list[str]:
+    return [line.split(": ", 1)[1] for line in out.splitlines()]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z"),
+        ("0999-12-31T23:59:59.5Z", "0999-12-31T23:59:59.5Z"),
+        ("9999-12-31T23:59:59.999999999Z", "9999-12-31T23:59:59.999999999Z"),
+    ],
+)
+def test_timestamps_are_written_with_four_digit_years(text: str, expected: str) -> None:
+    assert format_timestamp_ns(parse_timestamp_ns(text)) == expected
+
+
+def test_a_nested_go_zero_time_does_not_touch_the_span(tmp_path: Path) -> None:
+    entries = _crashes()
+    entries.insert(1, container_entry("Check failed: nested", timestamp="2026-10-22T11:25:00Z"))
+    entries[1].pop("textPayload")
+    entries[1]["jsonPayload"] = {
+        "message": "Check failed: nested",
+        "timestamp": "0001-01-01T00:00:00Z",
+    }
+    path = _lines(tmp_path / "a.jsonl", entries)
+    code, out, err = run_cli("--action=errors", f"--logs_file={path}", WORKLOAD)
+    assert code == 0, err
+    assert "window: 2026-10-22T11:20:00Z .. 2026-10-22T11:30:00.5Z (10m)" in err.splitlines()
+    assert _messages(out) == ["Check failed: first", "Check failed: nested", "Check failed: last"]
+    assert "warning" not in err
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        "0999-01-01T00:00:00Z",
+        "1969-12-31T23:59:59Z",
+        "2026-10-23T12:00:01Z",
+        "2999-01-01T00:00:00Z",
+    ],
+)
+def test_an_absurd_timestamp_is_a_warning_not_the_window(tmp_path: Path, odd: str) -> None:
+    entries = _crashes()
+    entries.insert(1, container_entry("unrelated", severity="INFO", timestamp=odd))
+    path = _lines(tmp_path / "a.jsonl", entries)
+    code, out, err = run_cli("--action=errors", f"--logs_file={path}", WORKLOAD)
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: first", "Check failed: last"]
+    assert "window: 2026-10-22T11:20:00Z .. 2026-10-22T11:30:00.5Z (10m)" in err.splitlines()
+    assert (
+        f"warning: 1 entry has a timestamp before 1970 or more than a day after now "
+        f"(first at {path}:2: {odd}); it is outside the export's span: pass "
+        "--start_time and --end_time to include it"
+    ) in err.splitlines()
+
+
+def test_only_absurd_timestamps_leave_no_span(tmp_path: Path) -> None:
+    path = _lines(
+        tmp_path / "a.jsonl", [container_entry("Check failed", timestamp="0001-01-01T00:00:00Z")]
+    )
+    code, out, err = run_cli("--action=errors", f"--logs_file={path}", WORKLOAD)
+    assert (code, out) == (0, "")
+    assert "1 entry has a timestamp before 1970" in err
+    assert "0001-01-01T00:00:00Z" in err
+    assert "1-01-01T00:00:00Z .." not in err
+
+
+def test_entries_without_a_usable_timestamp_are_counted(tmp_path: Path) -> None:
+    entries = _crashes()
+    missing = container_entry("Check failed: no time")
+    missing.pop("timestamp")
+    garbage = container_entry("Check failed: bad time", timestamp="yesterday")
+    number = container_entry("Check failed: number")
+    number["timestamp"] = 1792670400
+    path = _lines(tmp_path / "a.jsonl", [entries[0], missing, garbage, number, entries[1]])
+    code, out, err = run_cli("--action=errors", f"--logs_file={path}", WORKLOAD)
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: first", "Check failed: last"]
+    assert (
+        f"warning: 3 entries have no usable top-level timestamp (first at {path}:2); "
+        "no query can return them"
+    ) in err.splitlines()
+
+
+def _filler(index: int) -> str:
+    """A crash line at 11:30:00 plus 10 ms per index (about 1.4 kB, so 9000 span blocks)."""
+    stamp = format_timestamp_ns(parse_timestamp_ns("2026-10-22T11:30:00Z") + index * 10**7)
+    return json.dumps(container_entry(f"Check failed: {index} {'x' * 900}", timestamp=stamp))
+
+
+def _spelled(entry: dict[str, Any], spelling: str) -> str:
+    line = json.dumps(entry)
+    return line.replace('"timestamp": ', '"timestamp" :  ') if spelling == "spaces" else line
+
+
+@pytest.mark.parametrize(
+    ("earliest", "spelling"),
+    [
+        ("2026-10-22T16:30:00+05:30", "offset"),
+        ("2026-10-22T11:00:00Z", "spaces"),
+        ("2026-10-22t11:00:00z", "lowercase"),
+    ],
+)
+def test_limit_finds_the_earliest_entry_whatever_its_spelling(
+    tmp_path: Path, earliest: str, spelling: str
+) -> None:
+    """Many later crash lines come first; the earliest one is in the file's last block."""
+    path = tmp_path / "a.jsonl"
+    special = container_entry("Check failed: earliest", timestamp=earliest)
+    lines = [_filler(index) for index in range(9000)] + [_spelled(special, spelling)]
+    path.write_text("\n".join(lines) + "\n")
+    window = ("--start_time=2026-10-22T10:00:00Z", "--duration=2h")
+    code, out, err = run_cli(
+        "--action=errors", f"--logs_file={path}", WORKLOAD, *window, "--limit=1"
+    )
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: earliest"]
+
+
+@pytest.mark.parametrize(
+    ("latest", "spelling"),
+    [("2026-10-22T07:00:00-05:00", "offset"), ("2026-10-22T11:50:00Z", "spaces")],
+)
+def test_desc_limit_finds_the_latest_entry_whatever_its_spelling(
+    tmp_path: Path, latest: str, spelling: str
+) -> None:
+    """The latest crash line is the file's first line; many earlier ones follow."""
+    path = tmp_path / "a.jsonl"
+    special = container_entry("Check failed: latest", timestamp=latest)
+    lines = [_spelled(special, spelling)] + [_filler(index) for index in range(9000)]
+    path.write_text("\n".join(lines) + "\n")
+    window = ("--start_time=2026-10-22T10:00:00Z", "--duration=2h")
+    code, out, err = run_cli(
+        "--action=errors", f"--logs_file={path}", WORKLOAD, *window, "--limit=1", "--order=desc"
+    )
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: latest"]
