@@ -1,8 +1,9 @@
 """JSON output: entries exactly as read, as valid JSON, one per line.
 
-Numbers keep the text they were read with; a line needing no change is written
-as read; anything else is minified with the line separators U+2028, U+2029 and
-U+0085 escaped, so readers that split on them see one entry per line.
+Numbers keep the text they were read with; an entry read as one minified line
+is written as read; anything else is minified. The line separators U+2028,
+U+2029 and U+0085 are escaped, so readers that split on them see one entry
+per line.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def _strict(line: str) -> Any:
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
-        (b'{"a": 1e400}', None),
-        (b'{"a": 0.10000000000000000555}', None),
+        (b'{"a": 1e400}', '{"a":1e400}'),
+        (b'{"a":0.10000000000000000555}', None),
         (
             b'{"a": 1E2, "b": [-0, -0.0, 12345678901234567890123], "c": NaN}',
             '{"a":1E2,"b":[-0,-0.0,12345678901234567890123],"c":"NaN"}',
@@ -67,9 +68,14 @@ def test_numbers_still_compare_as_numbers() -> None:
     assert entry["c"] > 10**300
 
 
-def test_a_line_needing_no_change_is_written_as_read() -> None:
-    raw = b'{"b": 2.50,  "a": "caf\xc3\xa9 \\u00e9",\t"c": {"d": []}}'
+def test_a_minified_line_is_written_as_read() -> None:
+    raw = b'{"b":2.50,"a":"caf\xc3\xa9 \\u00e9, \\"NaN\\"","c":{"d":[]}}'
     assert output_line(parse_entry(raw)) == raw.decode()
+
+
+def test_blanks_between_tokens_are_removed_and_strings_kept() -> None:
+    raw = b'{"b": 2.50,  "a": "caf\xc3\xa9 \\u00e9",\t"c": {"d": []}}'
+    assert output_line(parse_entry(raw)) == '{"b":2.50,"a":"café é","c":{"d":[]}}'
 
 
 @pytest.mark.parametrize("separator", SEPARATORS)
@@ -82,7 +88,7 @@ def test_line_separators_are_escaped(separator: str) -> None:
 
 
 def test_a_multi_line_record_is_minified() -> None:
-    raw = json.dumps({"a": [1, 2.50], "b": {"c": "d"}}, indent=2).encode()
+    raw = b'{\n  "a": [\n    1,\n    2.50\n  ],\n  "b": {\n    "c": "d"\n  }\n}'
     assert output_line(parse_entry(raw)) == '{"a":[1,2.50],"b":{"c":"d"}}'
 
 
@@ -100,10 +106,11 @@ def _export(path: Path, texts: list[str]) -> list[dict[str, Any]]:
     ]
 
 
-def test_json_lines_entries_come_out_byte_for_byte(tmp_path: Path) -> None:
+def test_minified_json_lines_come_out_byte_for_byte(tmp_path: Path) -> None:
+    """Log sinks write each entry as one minified line."""
     entries = _export(tmp_path, ["Check failed: one", "Check failed: two"])
     entries[0]["jsonPayload"] = {"ratio": 0.1}
-    lines = [json.dumps(entry) for entry in entries]
+    lines = [json.dumps(entry, separators=(",", ":")) for entry in entries]
     lines[0] = lines[0].replace("0.1", "0.10000000000000000555")
     path = tmp_path / "a.jsonl"
     path.write_text("\n".join(lines) + "\n")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import TextIO
 
 from pathways_workload.describe import message, node_of, severity, where
+from pathways_workload.exact_json import output_line
 from pathways_workload.shaping import Stream
 from pathways_workload.sources.base import Entry
 
@@ -26,7 +26,7 @@ def write_stream(
     """Entries as text lines (group boundaries marked) or as JSON Lines exactly as read."""
     if as_json:
         for entry in stream.entries:
-            out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+            out.write(output_line(entry) + "\n")
         return
 
     def line(entry: Entry) -> str:
