@@ -57,9 +57,12 @@ def container_entry(
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
-    """Run the command line in-process; returns (exit code, stdout, stderr)."""
+    """Run the command line in-process; returns (exit code, stdout, stderr).
+
+    The clock reads 2027-01-01T00:00:00Z, after every recorded incident.
+    """
     out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err, clock=lambda: 1792670400 * 10**9)
+    code = main(list(argv), out=out, err=err, clock=lambda: 1798761600 * 10**9)
     return code, out.getvalue(), err.getvalue()
 
 

@@ -17,7 +17,7 @@ import pytest
 from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
 from tests.helpers import container_entry, run_cli
 
-# tests.helpers.run_cli's clock: 2026-10-22T12:00:00Z.
+# tests.helpers.run_cli's clock: 2027-01-01T00:00:00Z.
 WORKLOAD = "--jobset_name=llama-train"
 
 
@@ -70,7 +70,7 @@ def test_a_nested_go_zero_time_does_not_touch_the_span(tmp_path: Path) -> None:
     [
         "0999-01-01T00:00:00Z",
         "1969-12-31T23:59:59Z",
-        "2026-10-23T12:00:01Z",
+        "2027-01-02T00:00:01Z",
         "2999-01-01T00:00:00Z",
     ],
 )

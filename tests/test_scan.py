@@ -1,36 +1,180 @@
-"""The block scanner's building blocks: framing, and timestamps compared by their text."""
+"""The block scanner: framing alarms, and a prefilter that never drops a match.
+
+Whatever the encoding an export was written with (ASCII with `\\u` escapes,
+or raw UTF-8 as log sinks and gcloud write it) and whatever its framing, a
+record the engine would match must come out of the scan as a candidate of
+that filter.
+"""
 
 from __future__ import annotations
 
-import datetime
+import json
+from pathlib import Path
+from typing import Any
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pathways_workload.sources.scan import _seconds_pattern, is_framed
-from pathways_workload.timestamps import parse_timestamp_ns
+from pathways_workload.errors import InputFileError
+from pathways_workload.lql import compile_filter
+from pathways_workload.sources.export_reader import Block
+from pathways_workload.sources.framing import Framing, LineFraming, ObjectFraming
+from pathways_workload.sources.inputs import ExportFile
+from pathways_workload.sources.scan import BlockScanner
+from tests.helpers import container_entry, run_cli
+from tests.lql.strategies import constrained_filters, log_entries
 
-SECONDS = st.datetimes(min_value=datetime.datetime(1000, 1, 1)).map(
-    lambda moment: moment.strftime("%Y-%m-%dT%H:%M:%S")
+EXPORT = ExportFile("export.json", Path("export.json"))
+LINES = LineFraming()
+PRETTY = ObjectFraming(b"  ")
+
+
+def _block(entries: list[dict[str, Any]], framing: Framing, ensure_ascii: bool) -> Block:
+    if isinstance(framing, ObjectFraming):
+        text = json.dumps(entries, indent=2, ensure_ascii=ensure_ascii)
+        body = text[text.index("\n") + 1 : text.rindex("\n")] + "\n"
+    else:
+        lines = [json.dumps(entry, ensure_ascii=ensure_ascii) for entry in entries]
+        body = "".join(line + ("," if framing.commas else "") + "\n" for line in lines)
+    return Block(body.encode(), EXPORT, 0, framing)
+
+
+def _broken(data: bytes, framing: Framing = LINES) -> bool:
+    scanner = BlockScanner([compile_filter('textPayload:"check failed"')])
+    return scanner.look(Block(data, EXPORT, 0, framing)).broken
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"a": 1}\n{"b": "Check failed"}\n',
+        b'{"a": "\xc3\xa9"}\r\n{"b": 2}\r\n',
+        b'{"a": "x\\u00e9"}\n',
+    ],
+)
+def test_well_framed_lines(data: bytes) -> None:
+    assert not _broken(data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"a": 1}\n\n{"b": 2}\n',
+        b'{"a": 1}\n {"b": 2}\n',
+        b'{"a": 1\n{"b": 2}\n',
+        b'{"b": "Check failed\n{"a": 1}\n',
+        b'{"b": "caf\xc3\xa9\n{"a": 1}\n',
+        b'{"b": "x\\/\n{"a": 1}\n',
+        b' {"a": 1}\n',
+    ],
+)
+def test_a_line_that_is_not_one_object_breaks_the_block(data: bytes) -> None:
+    """Also when what ends the bad line (a search term, an accent, an escape) is a match."""
+    assert _broken(data)
+
+
+def test_array_lines_may_end_with_a_comma() -> None:
+    assert not _broken(b'{"a": 1},\n{"b": 2},\n', LineFraming(commas=True))
+    assert _broken(b'{"a": 1}x\n{"b": 2},\n', LineFraming(commas=True))
+
+
+def test_indented_arrays_are_framed_by_their_braces() -> None:
+    entries = [container_entry("Check failed: a"), container_entry("fine")]
+    assert not BlockScanner([]).look(_block(entries, PRETTY, False)).broken
+    good = _block(entries, PRETTY, False).data
+    assert _broken(good.replace(b'\n    "insertId"', b'\n  "insertId"', 1), PRETTY)
+    assert _broken(good.replace(b"\n  },\n", b"\n  } ,\n", 1), PRETTY)
+    assert _broken(good.replace(b"\n  {\n", b"\n  { \n", 1), PRETTY)
+
+
+def test_a_raw_control_character_is_corrupt_input(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": "\x01"}\n')
+    scanner = BlockScanner([compile_filter('textPayload:"x"')])
+    block = Block(path.read_bytes(), ExportFile(str(path), path), 0, LineFraming())
+    with pytest.raises(InputFileError, match=rf"^{path}:2: a control character \(0x01\)"):
+        scanner.look(block)
+
+
+def test_a_second_timestamp_key_is_noticed() -> None:
+    scanner = BlockScanner([])
+    data = b'{"jsonPayload": {"timestamp": "x"}, "timestamp": "y"}\n'
+    assert scanner.look(Block(data, EXPORT, 0, LineFraming())).ambiguous
+    assert not scanner.look(Block(b'{"timestamp": "y"}\n', EXPORT, 0, LineFraming())).ambiguous
+
+
+FRAMINGS = [LineFraming(), LineFraming(commas=True), PRETTY]
+
+
+@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(log_entries(), min_size=1, max_size=6),
+    constrained_filters(),
+    st.sampled_from(FRAMINGS),
+    st.booleans(),
+)
+def test_the_block_prefilter_never_drops_a_match(
+    entries: list[dict[str, Any]], text: str, framing: Framing, ensure_ascii: bool
+) -> None:
+    compiled = compile_filter(text)
+    block = _block(entries, framing, ensure_ascii)
+    scanner = BlockScanner([compiled])
+    scan = scanner.look(block)
+    assert not scan.broken
+    candidates = {start for start, _, wanted in scan.candidates if 0 in wanted}
+    starts = [start for start, _ in framing.spans(block.data)]
+    for entry, start in zip(entries, starts):
+        if compiled.matches(entry):
+            assert 0 in scanner.everything or start in candidates, (entry, text)
+
+
+def _fullwidth(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+# Spellings the engine folds to the plain term (NFKC, then case folding).
+VARIANTS = (
+    str.upper,
+    _fullwidth,
+    lambda text: text.replace("fi", "\ufb01").replace("ff", "\ufb00"),
+    lambda text: text.replace("k", "\u212a").replace("K", "\u212a"),
+    lambda text: text.replace("s", "\u017f"),
 )
 
 
-@settings(deadline=None)
-@given(SECONDS, SECONDS)
-def test_a_timestamp_is_found_exactly_when_it_is_at_or_beyond_the_instant(
-    bound: str, seen: str
+@settings(deadline=None, max_examples=200)
+@given(
+    st.sampled_from(("config file", "check failed", "oom-kill", "staff")),
+    st.sampled_from(VARIANTS),
+    st.text(max_size=8),
+    st.sampled_from(FRAMINGS),
+    st.booleans(),
+)
+def test_folded_spellings_are_never_dropped(
+    term: str, variant: Any, noise: str, framing: Framing, ensure_ascii: bool
 ) -> None:
-    line = f'{{"timestamp": "{seen}.25Z"}}'.encode()
-    instant = parse_timestamp_ns(bound + "Z")
-    assert (_seconds_pattern(instant, True).search(line) is not None) == (seen >= bound)
-    assert (_seconds_pattern(instant, False).search(line) is not None) == (seen <= bound)
+    compiled = compile_filter(f'textPayload:"{term}"')
+    entries = [container_entry(noise), container_entry(f"{noise}{variant(term)}{noise}")]
+    assert compiled.matches(entries[1])
+    block = _block(entries, framing, ensure_ascii)
+    scanner = BlockScanner([compiled])
+    scan = scanner.look(block)
+    second = framing.spans(block.data)[1][0]
+    assert 0 in scanner.everything or second in {start for start, _, _ in scan.candidates}
 
 
-def test_framing() -> None:
-    def framed(block: bytes) -> bool:
-        return is_framed(block, block.count(b"\n"))
-
-    assert framed(b'{"a": 1}\n{"b": 2}\n')
-    assert not framed(b'{"a": 1}\n\n{"b": 2}\n')
-    assert not framed(b'{"a": 1}\n{"b": 2\n')
-    assert not framed(b'{"a": 1}\n {"b": 2}\n')
+def test_raw_utf8_text_folds_like_the_engine(tmp_path: Path) -> None:
+    """NFKC and case folding on text written raw, as gcloud and log sinks write it."""
+    entry = container_entry("ＣＯＮＦＩＧ ﬁle missing")
+    for name, ensure_ascii in (("raw.jsonl", False), ("escaped.jsonl", True)):
+        path = tmp_path / name
+        path.write_text(json.dumps(entry, ensure_ascii=ensure_ascii) + "\n", encoding="utf-8")
+        code, out, err = run_cli(
+            "--action=query",
+            '--filter=textPayload:"config file"',
+            f"--logs_file={path}",
+            "--start_time=2026-10-22T11:00:00Z",
+        )
+        assert code == 0, err
+        assert "ＣＯＮＦＩＧ ﬁle missing" in out

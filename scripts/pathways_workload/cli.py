@@ -104,7 +104,7 @@ def _source_and_window(
     """Where entries come from, and the window: the flags', else the export's span or the hour."""
     flags = window_flags(args)
     if args.logs_file:
-        files = FileSource(args.logs_file)
+        files = FileSource(args.logs_file, err=err, now_ns=clock())
         span = None if flags.any_given() and not _only_duration(flags) else files.span()
         window = resolve_window(flags, span.end_ns if span else clock(), span)
         return engine.offline(args.logs_file, files, stack), window

@@ -71,10 +71,11 @@ def parse_timestamp_ns(text: str) -> int:
 
 
 def format_timestamp_ns(nanos: int) -> str:
-    """Format nanoseconds as RFC 3339 UTC with `Z`, keeping only the fraction needed."""
+    """Format nanoseconds as RFC 3339 UTC with `Z` and a four-digit year, keeping only the
+    fraction needed."""
     seconds, fraction = divmod(nanos, NANOS_PER_SECOND)
     moment = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=seconds)
-    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    text = moment.isoformat(timespec="seconds")
     if fraction:
         text += "." + f"{fraction:09d}".rstrip("0")
     return text + "Z"

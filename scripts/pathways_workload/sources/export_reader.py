@@ -1,294 +1,253 @@
-"""Stream LogEntry records out of recorded exports, with bounded memory.
+"""Read an export as blocks of whole records, with bounded memory.
 
-Formats: the JSON array `gcloud logging read --format=json` prints (pretty or
-compact), JSON Lines as log sinks write, each optionally gzipped, or a folder of
-such files. Each record comes with its raw bytes (for the fast path) and where
-it starts; the caller parses only the records it needs. Framing errors (a
-truncated array, a line that is not a whole object) raise InputFileError naming
-the file and line, also for records nobody parsed.
+Layouts, told apart by their first bytes: JSON Lines (`{` first), gcloud's
+indented JSON array, an array with one compact entry per line, and any other
+JSON array (all on one line, `indent=0`, ...), each optionally gzipped. The
+first three come as blocks of whole records in their framing, the scanner's
+input; any other array is decoded entry by entry, an entry as large as memory
+allows. A UTF-8 byte order mark is skipped; UTF-16 and UTF-32 are refused,
+naming the encoding. All bytes are checked to be UTF-8 text without NUL,
+whatever the layout, so a file is refused for the same reasons whether or not
+a query would have looked at the bad line.
 """
 
 from __future__ import annotations
 
-import codecs
 import dataclasses
-import gzip
-import json
-import zlib
-from collections.abc import Iterator
-from pathlib import Path
-from typing import IO, Any
+from collections.abc import Callable, Iterator
+from typing import Generic, Protocol, TypeVar
 
 from pathways_workload.errors import InputFileError
+from pathways_workload.sources.array_decoder import ArrayDecoder
+from pathways_workload.sources.framing import Framing, LineFraming, ObjectFraming
+from pathways_workload.sources.inputs import ExportFile
+from pathways_workload.sources.records import Record, corrupt, line_at, open_decompressed
+from pathways_workload.sources.stream import READ_BYTES, Stream, check_text
 
-_GZIP_MAGIC = b"\x1f\x8b"
-_CHUNK_CHARS = 1 << 20
-_SNIFF_BYTES = 1 << 16
-_BLOCK_BYTES = 4 << 20
-_MAX_RECORD_CHARS = 64 << 20
-_INCOMPLETE = "any output printed before this message is incomplete"
+BATCH_ENTRIES = 512
+_BOM = b"\xef\xbb\xbf"
+_SPACE = b" \t\r\n"
+_FOREIGN_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32LE"),
+    (b"\x00\x00\xfe\xff", "UTF-32BE"),
+    (b"\xff\xfe", "UTF-16LE"),
+    (b"\xfe\xff", "UTF-16BE"),
+)
+# Which bytes of the first four are zero, for text in a wider encoding without a BOM.
+_FOREIGN_ZEROS = {
+    (False, True, True, True): "UTF-32LE",
+    (True, True, True, False): "UTF-32BE",
+    (False, True, False, True): "UTF-16LE",
+    (True, False, True, False): "UTF-16BE",
+}
 
 
 @dataclasses.dataclass(frozen=True)
-class Record:
-    """One entry's raw JSON text and where it starts, parsed on demand.
+class Block:
+    """Whole records of export number `number` in its framing, `offset` bytes into it."""
 
-    `line` is the line number when the reader knew it; records cut out of
-    JSON Lines blocks carry the byte `offset` instead, and their line number
-    is counted only if an error needs it.
+    data: bytes
+    export: ExportFile
+    offset: int
+    framing: Framing
+    number: int = 0
+
+    def record(self, start: int, end: int) -> Record:
+        raw = self.framing.record(self.data, start, end)
+        offset = self.offset + start
+        return Record(raw, self.export, offset, order=(self.number, offset))
+
+
+class Looked(Protocol):
+    """What looking at a block found; a broken block is read record by record."""
+
+    @property
+    def broken(self) -> bool: ...
+
+
+LookedT = TypeVar("LookedT", bound=Looked)
+
+
+@dataclasses.dataclass(frozen=True)
+class Seen(Generic[LookedT]):
+    """A block, and what the look at it found."""
+
+    block: Block
+    look: LookedT
+
+
+Decoded = list[Record]
+
+
+def _refuse_foreign_encoding(export: ExportFile, head: bytes) -> None:
+    name = next((name for bom, name in _FOREIGN_BOMS if head.startswith(bom)), None)
+    if name is None and len(head) >= 4:
+        name = _FOREIGN_ZEROS.get(tuple(byte == 0 for byte in head[:4]))  # type: ignore[arg-type]
+    if name:
+        raise InputFileError(
+            f"{export.name}: the export is {name} text, not UTF-8; convert it first, "
+            f"e.g. iconv -f {name} -t UTF-8"
+        )
+
+
+def _line(stream: Stream, start: int) -> bytes | None:
+    """The line starting at `start` in the buffer, reading more as needed (None: no line)."""
+    while (end := stream.buffer.find(b"\n", start)) < 0 and not stream.eof:
+        stream.more()
+    if start >= len(stream.buffer):
+        return None
+    return stream.buffer[start:] if end < 0 else stream.buffer[start:end]
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """How an export is laid out: a framing (None: decode it), after `header` bytes."""
+
+    framing: Framing | None
+    header: int = 0
+
+
+def _array_layout(stream: Stream) -> Layout:
+    """The layout of an array whose `[` starts the buffer."""
+    first = _line(stream, 0) or b""
+    if first[1:].strip(_SPACE):
+        return Layout(None)
+    start = len(first) + 1
+    while (line := _line(stream, start)) is not None and not line.strip(_SPACE):
+        start += len(line) + 1
+    if line is None:
+        return Layout(None)
+    body = line.lstrip(b" \t")
+    indent = line[: len(line) - len(body)]
+    if indent and body == b"{":
+        return Layout(ObjectFraming(indent), start)
+    if not indent and body.startswith(b"{") and body.rstrip(b" \t\r").endswith((b"}", b"},")):
+        return Layout(LineFraming(commas=True), start)
+    return Layout(None)
+
+
+def sniff(stream: Stream) -> Layout | None:
+    """The export's layout, the buffer then at its first byte of JSON; None: an empty file."""
+    while len(stream.buffer) < 4 and stream.more():
+        pass
+    _refuse_foreign_encoding(stream.export, stream.buffer[:4])
+    if stream.buffer.startswith(_BOM):
+        stream.drop(len(_BOM), count_lines=True)
+    while not stream.buffer.lstrip(_SPACE) and stream.more():
+        pass
+    body = stream.buffer.lstrip(_SPACE)
+    if not body:
+        return None
+    stream.drop(len(stream.buffer) - len(body), count_lines=True)
+    if body.startswith(b"{"):
+        return Layout(LineFraming())
+    if body.startswith(b"["):
+        return _array_layout(stream)
+    raise corrupt(stream.export, stream.line, "not a JSON export (expected '[' or '{')")
+
+
+def _tail(stream: Stream, framing: Framing) -> bytes:
+    """The rest of the export at its end: whole records, the array's closing `]` removed."""
+    data = stream.buffer
+    if isinstance(framing, LineFraming) and not framing.commas:
+        return data if not data or data.endswith(b"\n") else data + b"\n"
+    body = data.rstrip(_SPACE)
+    if not body.endswith(b"]"):
+        line = line_at(stream.export, stream.offset + len(body))
+        raise corrupt(stream.export, line, "the JSON array is not closed (a truncated export?)")
+    records = body[:-1].rstrip(_SPACE)
+    if isinstance(framing, ObjectFraming) and records:
+        close = b"\n" + framing.indent + b"}"
+        if not records.endswith(close) and records != close[1:]:
+            start = records.rfind(b"\n" + framing.indent + b"{") + 1
+            line = line_at(stream.export, stream.offset + start)
+            raise corrupt(stream.export, line, "this entry is cut short (a truncated export?)")
+    return records + b"\n" if records else b""
+
+
+def framed_blocks(stream: Stream, framing: Framing, number: int) -> Iterator[Block]:
+    """The export as blocks of whole records (a long record makes its block longer)."""
+    while not stream.eof:
+        if len(stream.buffer) < READ_BYTES:
+            stream.more(READ_BYTES - len(stream.buffer))
+            continue
+        cut = framing.cut(stream.buffer)
+        if not cut:
+            stream.more(len(stream.buffer))
+            continue
+        offset = stream.offset
+        data = stream.drop(cut)
+        check_text(stream.export, data, offset)
+        yield Block(data, stream.export, offset, framing, number)
+    offset = stream.offset
+    data = _tail(stream, framing)
+    stream.drop(len(stream.buffer))
+    if data:
+        check_text(stream.export, data, offset)
+        yield Block(data, stream.export, offset, framing, number)
+
+
+def _decoded(stream: Stream, number: int) -> Iterator[Decoded]:
+    yield from ArrayDecoder(stream, number).batches(BATCH_ENTRIES)
+
+
+def read_export(
+    export: ExportFile, number: int, look: Callable[[Block], LookedT]
+) -> Iterator[Seen[LookedT] | Decoded]:
+    """Framed blocks with what `look` found, or decoded batches for any other array.
+
+    An indented array whose indentation breaks is decoded from that block on.
     """
-
-    raw: bytes
-    path: Path
-    line: int = 0
-    parsed: Any = None
-    offset: int = 0
-
-    def line_number(self) -> int:
-        return self.line or line_at(self.path, self.offset)
-
-    def entry(self) -> Any:
-        """The decoded entry (a dict for a well-formed export)."""
-        if self.parsed is not None:
-            return self.parsed
-        try:
-            value = json.loads(self.raw)
-        except (ValueError, RecursionError) as error:
-            raise corrupt(self.path, self.line_number(), f"not valid JSON ({error})") from None
-        if not isinstance(value, dict):
-            raise corrupt(self.path, self.line_number(), "an entry is not a JSON object")
-        return value
+    with open_decompressed(export) as handle:
+        stream = Stream(export, handle)
+        layout = sniff(stream)
+        if layout is None:
+            return
+        if layout.framing is None:
+            yield from _decoded(stream, number)
+            return
+        stream.drop(layout.header, count_lines=True)
+        for block in framed_blocks(stream, layout.framing, number):
+            found = look(block)
+            if not (found.broken and isinstance(block.framing, ObjectFraming)):
+                yield Seen(block, found)
+                continue
+            stream.buffer = b"[" + block.data + stream.buffer
+            stream.offset = block.offset - 1
+            stream.line = line_at(export, block.offset)
+            yield from _decoded(stream, number)
+            return
 
 
-def corrupt(path: Path, line: int, what: str) -> InputFileError:
-    return InputFileError(f"{path}:{line}: {what}; {_INCOMPLETE}")
-
-
-def line_at(path: Path, offset: int) -> int:
-    """The line number of a byte offset (read again from the start: errors only)."""
-    lines, seen = 1, 0
-    with _open(path) as stream:
-        while seen < offset and (chunk := stream.read(min(_BLOCK_BYTES, offset - seen))):
-            lines += chunk.count(b"\n")
-            seen += len(chunk)
-    return lines
-
-
-def export_files(paths: list[str]) -> list[Path]:
-    """Expand folders (recursively, hidden files skipped) into sorted file lists."""
-    files: list[Path] = []
-    for name in paths:
-        path = Path(name)
-        if path.is_dir():
-            files.extend(
-                sorted(
-                    p
-                    for p in path.rglob("*")
-                    if p.is_file() and not any(part.startswith(".") for part in p.parts)
-                )
-            )
-        elif path.is_file():
-            files.append(path)
+def simple_export(export: ExportFile, number: int) -> Iterator[Block | Decoded]:
+    """An export the simple way: JSON Lines as blocks of lines, any array through the decoder."""
+    with open_decompressed(export) as handle:
+        stream = Stream(export, handle)
+        layout = sniff(stream)
+        if layout is None:
+            return
+        framing = layout.framing
+        if isinstance(framing, LineFraming) and not framing.commas:
+            yield from framed_blocks(stream, framing, number)
         else:
-            raise InputFileError(f"{name}: no such file or folder; check --logs_file")
-    return files
+            yield from _decoded(stream, number)
 
 
-def _open(path: Path) -> IO[bytes]:
-    try:
-        handle = path.open("rb")
-        magic = handle.read(2)
-        handle.seek(0)
-    except OSError as error:
-        raise InputFileError(f"{path}: cannot read it ({error.strerror})") from None
-    if magic == _GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=handle)  # type: ignore[return-value]
-    return handle
-
-
-def is_json_lines(path: Path) -> bool:
-    """Whether an export is JSON Lines (its first non-blank byte is `{`)."""
-    with _open(path) as stream:
-        try:
-            for line in stream:
-                if line.strip():
-                    return line.lstrip().startswith(b"{")
-        except (OSError, EOFError, zlib.error) as error:
-            raise InputFileError(f"{path}: the gzip stream is damaged ({error})") from None
-    return False
-
-
-def iter_line_blocks(path: Path) -> Iterator[tuple[bytes, int]]:
-    """A JSON Lines export as blocks of whole lines, each with its byte offset."""
-    with _open(path) as stream:
-        offset = 0
-        try:
-            while block := stream.read(_BLOCK_BYTES):
-                if not block.endswith(b"\n"):
-                    block += stream.readline()
-                yield (block if block.endswith(b"\n") else block + b"\n"), offset
-                offset += len(block)
-        except (OSError, EOFError, zlib.error) as error:
-            raise InputFileError(
-                f"{path}: the gzip stream is damaged or truncated ({error}); {_INCOMPLETE}"
-            ) from None
-
-
-def iter_line_blocks_backwards(path: Path) -> Iterator[tuple[bytes, int]]:
-    """An uncompressed JSON Lines export as blocks of whole lines, the last block first.
-
-    Exports are mostly in time order, so the newest entries come first: a
-    fetch of the latest lines fills up early and can skip the rest unparsed.
-    """
-    try:
-        with path.open("rb") as stream:
-            end = stream.seek(0, 2)
-            tail = b""
-            while end > 0:
-                start = max(0, end - _BLOCK_BYTES)
-                stream.seek(start)
-                data = stream.read(end - start) + tail
-                cut = data.find(b"\n") + 1 if start else 0
-                tail, block = data[:cut], data[cut:]
-                if block:
-                    yield (block if block.endswith(b"\n") else block + b"\n"), start + cut
-                end = start
-    except OSError as error:
-        raise InputFileError(f"{path}: cannot read it ({error.strerror})") from None
-
-
-def is_compressed(path: Path) -> bool:
-    with _open(path) as stream:
-        return isinstance(stream, gzip.GzipFile)
-
-
-def block_records(block: bytes, path: Path, offset: int) -> Iterator[Record]:
-    """Every record of a block of JSON Lines, each line's framing checked."""
+def line_records(block: Block) -> Iterator[Record]:
+    """Every record of a line-framed block, each line checked (blank lines allowed)."""
+    framing = block.framing
+    commas = isinstance(framing, LineFraming) and framing.commas
     start = 0
-    for line in block.split(b"\n"):
-        text = line.strip()
+    for line in block.data.split(b"\n"):
+        text = line.strip(_SPACE)
+        if commas and text.endswith(b","):
+            text = text[:-1].rstrip(_SPACE)
         if text:
             if not (text.startswith(b"{") and text.endswith(b"}")):
+                line_number = line_at(block.export, block.offset + start)
                 raise corrupt(
-                    path, line_at(path, offset + start), "this line is not one complete JSON object"
+                    block.export, line_number, "this line is not one complete JSON object"
                 )
-            yield Record(text, path, offset=offset + start)
+            offset = block.offset + start + line.index(text[:1])
+            yield Record(text, block.export, offset, order=(block.number, offset))
         start += len(line) + 1
-
-
-def iter_records(path: Path) -> Iterator[Record]:
-    """Every record of one export file, in file order."""
-    with _open(path) as stream:
-        try:
-            yield from _iter_stream(path, stream)
-        except (OSError, EOFError, zlib.error) as error:
-            raise InputFileError(
-                f"{path}: the gzip stream is damaged or truncated ({error}); {_INCOMPLETE}"
-            ) from None
-
-
-def _iter_stream(path: Path, stream: IO[bytes]) -> Iterator[Record]:
-    """Pick the layout from the first bytes, without reading a whole (maybe huge) line."""
-    head = stream.read(_SNIFF_BYTES)
-    body = head.lstrip()
-    stream.seek(0)
-    if not body:
-        return
-    if body.startswith(b"["):
-        first_line = body[1:].split(b"\n", 1)
-        if len(first_line) == 2 and not first_line[0].strip():
-            yield from _iter_array(path, stream)
-        else:
-            yield from _iter_compact_array(path, stream, stream.read(_CHUNK_CHARS), 1)
-        return
-    lines = iter(stream)
-    for lineno, line in enumerate(lines, 1):
-        if line.strip():
-            if not line.lstrip().startswith(b"{"):
-                raise corrupt(path, lineno, "not a JSON export (expected '[' or '{')")
-            yield from _iter_json_lines(path, lines, line.strip(), lineno)
-            return
-
-
-def _iter_json_lines(
-    path: Path, stream: Iterator[bytes], first: bytes, lineno: int
-) -> Iterator[Record]:
-    text = first
-    while True:
-        if not (text.startswith(b"{") and text.endswith(b"}")):
-            raise corrupt(path, lineno, "this line is not one complete JSON object")
-        yield Record(text, path, lineno)
-        for line in stream:
-            lineno += 1
-            text = line.strip()
-            if text:
-                break
-        else:
-            return
-
-
-def _iter_array(path: Path, stream: IO[bytes]) -> Iterator[Record]:
-    """gcloud's indented array, one entry object at a time, line by line."""
-    lineno = 0
-    for line in stream:  # up to and including the opening `[`
-        lineno += 1
-        if line.strip():
-            break
-    indent: bytes | None = None
-    buffer: list[bytes] = []
-    start = lineno
-    closed = False
-    for line in stream:
-        lineno += 1
-        text = line.strip()
-        if closed:
-            if text:
-                raise corrupt(path, lineno, "data after the end of the JSON array")
-        elif indent is not None:
-            buffer.append(line)
-            if line.rstrip() in (indent + b"}", indent + b"},"):
-                yield Record(b"".join(buffer).rstrip().rstrip(b","), path, start)
-                indent, buffer = None, []
-        elif text == b"{":
-            indent, buffer, start = line[: len(line) - len(line.lstrip())], [line], lineno
-        elif text == b"]":
-            closed = True
-        elif text:
-            raise corrupt(path, lineno, "expected an entry object '{' or the closing ']'")
-    if not closed:
-        raise corrupt(path, lineno, "the JSON array is not closed (a truncated export?)")
-
-
-def _iter_compact_array(
-    path: Path, stream: IO[bytes], first: bytes, lineno: int
-) -> Iterator[Record]:
-    """Decode a JSON array of any layout incrementally, one object at a time."""
-    decoder = json.JSONDecoder()
-    utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    text, pos, eof = utf8.decode(first).lstrip()[1:], 0, False
-    line = lineno
-    while True:
-        while pos < len(text) and text[pos] in " \t\r\n,":
-            line += text[pos] == "\n"
-            pos += 1
-        if pos < len(text) and text[pos] == "]":
-            if text[pos + 1 :].strip() or stream.read(1 << 16).strip():
-                raise corrupt(path, line, "data after the end of the JSON array")
-            return
-        try:
-            value, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as error:
-            if eof or len(text) - pos > _MAX_RECORD_CHARS:
-                what = "the JSON array is not closed (a truncated export?)" if eof else str(error)
-                raise corrupt(path, line, what) from None
-            chunk = stream.read(_CHUNK_CHARS)
-            eof = not chunk
-            text = text[pos:] + utf8.decode(chunk, final=eof)
-            pos = 0
-            continue
-        if not isinstance(value, dict):
-            raise corrupt(path, line, "an entry is not a JSON object")
-        raw = text[pos:end]
-        yield Record(raw.encode(), path, line, value)
-        line += raw.count("\n")
-        pos = end

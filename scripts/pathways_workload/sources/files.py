@@ -1,164 +1,197 @@
-"""The offline source: every fetch of a wave answered in one pass over the exports."""
+"""The offline source: every fetch of a wave answered in one pass over the exports.
+
+The same pass learns the exports' span (their earliest and latest top-level
+timestamps), so `span()` after a run costs nothing; before any run it reads
+the exports once for it. To replay an export as a whole in one pass, build
+the queries with `plausible_window()`: every instant an entry may count with
+(1970 to a day after now), which selects exactly the entries the span would,
+and report `span()` as the window afterwards.
+
+With `fast_path`, blocks of records go through the scanner and only records
+some filter may match are parsed (and of those, only the ones that can still
+enter a fetch's limit); without it every record is parsed, the reference the
+fast path must agree with.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+import sys
+import time
+from collections.abc import Callable, Generator, Sequence
+from typing import TextIO
 
 from pathways_workload.filters import compile_checked
 from pathways_workload.lql import CompiledFilter
-from pathways_workload.sources.base import Entry, Fetch, Result, sort_key
+from pathways_workload.sources.background import ahead
+from pathways_workload.sources.base import Fetch, Result
+from pathways_workload.sources.collect import Collector, Estimate
 from pathways_workload.sources.export_reader import (
-    Record,
-    export_files,
-    is_compressed,
-    is_json_lines,
-    iter_line_blocks,
-    iter_line_blocks_backwards,
-    iter_records,
+    Block,
+    Decoded,
+    LookedT,
+    Seen,
+    line_records,
+    read_export,
+    simple_export,
 )
-from pathways_workload.sources.paging import as_paged
-from pathways_workload.sources.scan import BlockScanner
-from pathways_workload.timestamps import parse_timestamp_ns
+from pathways_workload.sources.framing import TWO_STAMPS, LineFraming
+from pathways_workload.sources.inputs import ExportFile, export_files
+from pathways_workload.sources.records import Record
+from pathways_workload.sources.scan import BlockScanner, Scan
+from pathways_workload.sources.span import CANONICAL, DAY_NS, SECONDS, SpanTracker
 from pathways_workload.window import Window
 
-_TIMESTAMP_FIELD_RE = re.compile(rb'"timestamp":\s*"([^"]+)"')
+_TWO_STAMPS = re.compile(TWO_STAMPS)
 
 
-class _Collector:
-    """Keeps the first `limit` matches in the fetch's order, with bounded memory.
-
-    Once it holds `limit` entries, anything that sorts after the last of them
-    can never be returned, so it is not even stored.
-    """
-
-    def __init__(self, fetch: Fetch) -> None:
-        self.fetch = fetch
-        self.descending = fetch.order == "desc"
-        self.kept: list[tuple[tuple[int, str], Entry]] = []
-        self.bound: tuple[int, str] | None = None
-        self.matched = 0
-
-    def time_bound(self) -> tuple[int, bool] | None:
-        """Once full: the instant past which nothing can enter, and whether that is later."""
-        return None if self.bound is None else (self.bound[0], self.descending)
-
-    def may_enter(self, time_ns: int | None) -> bool:
-        """Whether an entry at this time could still be kept (None: time unknown).
-
-        A bound is only set once more than `limit` entries matched, so skipping
-        never hides that the fetch was cut.
-        """
-        if self.bound is None or time_ns is None:
-            return True
-        return time_ns >= self.bound[0] if self.descending else time_ns <= self.bound[0]
-
-    def add(self, entry: Entry) -> None:
-        self.matched += 1
-        key = sort_key(entry)
-        if self.bound is not None and (key <= self.bound if self.descending else key >= self.bound):
-            return
-        self.kept.append((key, entry))
-        if len(self.kept) >= 2 * self.fetch.limit + 64:
-            self._trim()
-
-    def _trim(self) -> None:
-        self.kept.sort(key=lambda pair: pair[0], reverse=self.descending)
-        del self.kept[self.fetch.limit :]
-        if len(self.kept) == self.fetch.limit:
-            self.bound = self.kept[-1][0]
-
-    def result(self) -> Result:
-        self._trim()
-        return as_paged(self.fetch, [entry for _, entry in self.kept], self.matched)
+def plausible_window(now_ns: int) -> Window:
+    """Every instant an entry's timestamp may have and still count for the export's span."""
+    return Window(0, now_ns + DAY_NS)
 
 
-def raw_time_ns(raw: bytes) -> int | None:
-    """The entry's timestamp read off its raw JSON, or None when unsure (nested keys)."""
-    if raw.count(b'"timestamp"') != 1:
+@dataclasses.dataclass(frozen=True)
+class _SpanLook:
+    """The look at a block when only its span is wanted."""
+
+    ambiguous: bool
+    broken: bool = False
+
+
+def _estimate(record: Record, block: Block) -> Estimate:
+    """The seconds of a candidate record's top-level timestamp, when its text settles them."""
+    values = block.framing.stamps.findall(record.raw)
+    if len(values) != 1 or not CANONICAL.fullmatch(values[0]):
         return None
-    start = raw.find(b'"', raw.find(b":", raw.find(b'"timestamp"') + 11)) + 1
-    try:
-        return parse_timestamp_ns(raw[start : raw.find(b'"', start)].decode("ascii"))
-    except (ValueError, UnicodeDecodeError):
+    if isinstance(block.framing, LineFraming) and record.raw.count(b'"timestamp"') != 1:
         return None
-
-
-def _worth_parsing(
-    raw: bytes, wanted: tuple[int, ...], filters: list[CompiledFilter], collectors: list[_Collector]
-) -> tuple[int, ...]:
-    """The filters that may match the raw line and whose collector could still keep it."""
-    time_ns = raw_time_ns(raw) if any(collectors[i].bound for i in wanted) else None
-    return tuple(
-        i for i in wanted if collectors[i].may_enter(time_ns) and filters[i].may_match_raw(raw)
-    )
+    stamp: bytes = values[0]
+    return stamp[:SECONDS]
 
 
 @dataclasses.dataclass
 class FileSource:
-    """Recorded exports as a source; `fast_path` skips lines that cannot match."""
+    """Recorded exports as a source; warnings (odd timestamps) go to `err`."""
 
     paths: list[str]
     fast_path: bool = True
+    err: TextIO | None = None
+    now_ns: int | None = None
     passes: int = 0
+    _files: list[ExportFile] | None = dataclasses.field(default=None, repr=False)
+    _tracker: SpanTracker | None = dataclasses.field(default=None, repr=False)
+    _span_told: bool = dataclasses.field(default=False, repr=False)
 
-    def files(self) -> list[Path]:
-        return export_files(self.paths)
+    def files(self) -> list[ExportFile]:
+        """The exports (streams are copied aside on first use, to be read again later)."""
+        if self._files is None:
+            self._files = export_files(self.paths)
+        return self._files
+
+    def _now(self) -> int:
+        return time.time_ns() if self.now_ns is None else self.now_ns
+
+    def _tell(self, notes: Sequence[str]) -> None:
+        for note in notes:
+            (self.err or sys.stderr).write(note + "\n")
 
     def run(self, fetches: Sequence[Fetch]) -> list[Result]:
+        """Answer every fetch in one pass (which also learns the span, the first time)."""
+        if not fetches:
+            return []
         filters = [compile_checked(fetch.query.filter) for fetch in fetches]
-        collectors = [_Collector(fetch) for fetch in fetches]
+        collectors = [Collector(fetch, compiled) for fetch, compiled in zip(fetches, filters)]
+        tracker = SpanTracker(self._now())
         self.passes += 1
-        for path in self.files():
-            for record, wanted in self._candidates(path, filters, collectors):
-                if self.fast_path:
-                    wanted = _worth_parsing(record.raw, wanted, filters, collectors)
-                if not wanted:
-                    continue
-                entry = record.entry()
-                for index in wanted:
-                    if filters[index].matches(entry):
-                        collectors[index].add(entry)
+        if self.fast_path:
+            self._scan_pass(filters, collectors, tracker)
+        else:
+            self._simple_pass(collectors, tracker)
+        self._learnt(tracker)
         return [collector.result() for collector in collectors]
 
-    def _candidates(
-        self, path: Path, filters: list[CompiledFilter], collectors: list[_Collector]
-    ) -> Iterator[tuple[Record, tuple[int, ...]]]:
-        """Records worth a look, with the filters they may match (block scanner when fast).
-
-        When a fetch wants the latest entries, an uncompressed JSON Lines file is
-        read from its end, so that fetch fills up first and skips the rest.
-        """
-        if not (self.fast_path and is_json_lines(path)):
-            everything = tuple(range(len(filters)))
-            for record in iter_records(path):
-                yield record, everything
-            return
-        scanner = BlockScanner(filters)
-        latest_first = any(c.descending for c in collectors) and not is_compressed(path)
-        blocks = iter_line_blocks_backwards(path) if latest_first else iter_line_blocks(path)
-        for block, offset in blocks:
-            yield from scanner.records(block, path, offset, [c.time_bound() for c in collectors])
-
     def span(self) -> Window | None:
-        """The span of the exports' timestamps (a quick scan, no JSON parsing), or None."""
-        low = high = None
-        for chunk in self._raw_chunks():
-            for text in _TIMESTAMP_FIELD_RE.findall(chunk):
-                try:
-                    value = parse_timestamp_ns(text.decode())
-                except (ValueError, UnicodeDecodeError):
-                    continue
-                low = value if low is None else min(low, value)
-                high = value if high is None else max(high, value)
-        return None if low is None or high is None else Window(low, high)
-
-    def _raw_chunks(self) -> Iterator[bytes]:
-        """The exports' raw text: whole blocks of JSON Lines, else one record at a time."""
-        for path in self.files():
-            if is_json_lines(path):
-                yield from (block for block, _ in iter_line_blocks(path))
+        """The exports' span (None: no plausible timestamp); free after a pass."""
+        if self._tracker is None:
+            tracker = SpanTracker(self._now())
+            if self.fast_path:
+                self._span_pass(tracker)
             else:
-                yield from (record.raw for record in iter_records(path))
+                self._simple_pass([], tracker)
+            self._learnt(tracker)
+        assert self._tracker is not None
+        if not self._span_told:
+            self._span_told = True
+            self._tell(self._tracker.span_notes())
+        return self._tracker.window()
+
+    def _learnt(self, tracker: SpanTracker) -> None:
+        if self._tracker is None:
+            self._tracker = tracker
+            self._tell(tracker.notes())
+
+    def _simple_pass(self, collectors: list[Collector], tracker: SpanTracker) -> None:
+        for number, export in enumerate(self.files()):
+            for item in simple_export(export, number):
+                for record in item if isinstance(item, list) else line_records(item):
+                    tracker.entry(record)
+                    for collector in collectors:
+                        collector.consider(record)
+
+    def _span_pass(self, tracker: SpanTracker) -> None:
+        def look(block: Block) -> _SpanLook:
+            return _SpanLook(_TWO_STAMPS.search(block.data) is not None)
+
+        for item in ahead(self._items(look)):
+            if isinstance(item, list):
+                for record in item:
+                    tracker.entry(record)
+            else:
+                tracker.block(item.block, item.look.ambiguous)
+
+    def _items(
+        self, look: Callable[[Block], LookedT]
+    ) -> Generator[Seen[LookedT] | Decoded, None, None]:
+        for number, export in enumerate(self.files()):
+            yield from read_export(export, number, look)
+
+    def _scan_pass(
+        self, filters: list[CompiledFilter], collectors: list[Collector], tracker: SpanTracker
+    ) -> None:
+        scanner = BlockScanner(filters)
+        for item in ahead(self._items(scanner.look)):
+            if isinstance(item, list):
+                _every(item, collectors, tracker)
+            elif item.look.broken:
+                _every(list(line_records(item.block)), collectors, tracker)
+            else:
+                _offer(item.block, item.look, scanner.everything, collectors, tracker)
+        for collector in collectors:
+            collector.settle()
+
+
+def _every(records: Sequence[Record], collectors: list[Collector], tracker: SpanTracker) -> None:
+    """Records every fetch must look at (decoded, or from a block read line by line)."""
+    for record in records:
+        tracker.entry(record)
+        for collector in collectors:
+            collector.consider(record)
+
+
+def _offer(
+    block: Block,
+    scan: Scan,
+    everything: tuple[int, ...],
+    collectors: list[Collector],
+    tracker: SpanTracker,
+) -> None:
+    """A scanned block's candidates to the fetches they may match."""
+    times = tracker.block(block, scan.ambiguous)
+    for index in everything:
+        collectors[index].offer_block(block, times)
+    for start, end, wanted in scan.candidates:
+        record = block.record(start, end)
+        estimate = _estimate(record, block)
+        for index in wanted:
+            collectors[index].offer_record(record, estimate)

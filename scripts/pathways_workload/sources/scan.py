@@ -1,152 +1,192 @@
-"""Find the lines of a JSON Lines block that may match, without touching the others.
+"""Find the records of a block that some filter may match, in one RE2 pass over the block.
 
-Each compiled filter knows groups of byte strings a matching line must contain
-(one string of every group). For each filter the scanner picks the group that
-the first block shows to be rarest; one RE2 pass over the whole block looks for
-all of them at once, so lines that no filter can match cost no Python work at
-all, and each candidate line comes with the filters it may match. Lines the
-prefilter cannot decide (non-ASCII text, `\\u` or `\\/` escapes) are candidates
-for every filter. A fetch that is already full and whose limit the whole block
-lies beyond (by its timestamps) takes nothing from the block. Framing (every
-line one `{...}` object) is checked for the whole block with byte counts; a
-block that fails it goes line by line, which names the bad line.
+Each compiled filter knows groups of byte strings a matching record must
+contain (one string of every group). For each filter the scanner picks the
+group the first block shows to be rarest; a filter whose rarest group is in
+most records anyway gets none, and every record is its candidate. One RE2
+search over the whole block (Latin-1 mode: bytes are bytes) looks at once for
+all chosen groups' strings and for everything that needs attention:
+
+- bytes that break the block's framing (then the block is read record by
+  record, which names a bad line),
+- control characters, which no JSON text holds (the export is corrupt),
+- a second "timestamp" key on a line (its record's time needs a parse),
+- non-ASCII bytes and `\\u` or `\\/` escapes: the prefilter cannot decide
+  such a record, so it is a candidate for every filter.
+
+Records no match falls in cost no Python work at all. Each record a match
+falls in is tested against each filter's own strings (one RE2 set match), so a
+string hidden inside another filter's match is never missed.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
 
 import re2
 
 from pathways_workload.lql import CompiledFilter
-from pathways_workload.sources.export_reader import Record, block_records
-from pathways_workload.timestamps import NANOS_PER_SECOND, format_timestamp_ns
+from pathways_workload.sources.export_reader import Block
+from pathways_workload.sources.framing import CONTROL, ORDINARY, Framing
+from pathways_workload.sources.records import corrupt, line_at
 
-_UNDECIDABLE = re2.compile(rb"[\x80-\xff]|\\u|\\/")
 _SAMPLE_BYTES = 1 << 19
-# A group found in more than this share of the sample's lines is not worth searching for.
+# A group found in more than this share of the sample's records is not worth searching for.
 COMMON_FRACTION = 0.5
-Candidate = tuple[Record, tuple[int, ...]]
-# Once a fetch is full: the instant past which it keeps nothing, and whether that is "later".
-TimeBound = tuple[int, bool]
+_UNDECIDABLE = rb"[\x09\x0d\x20-\x7f][\x80-\xff]|\\[u/]" + ORDINARY
+_MAX_MEMORY = 256 << 20
 
 
-def _alternation(terms: frozenset[bytes]) -> re2._Regexp:
-    return re2.compile(b"(?i)" + b"|".join(re2.escape(term) for term in sorted(terms)))
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    options.log_errors = False
+    options.max_mem = _MAX_MEMORY
+    return options
 
 
-def is_framed(block: bytes, lines: int) -> bool:
-    """Every line of the block is `{...}`, with no blank lines or stray spaces."""
-    return block.startswith(b"{") and block.endswith(b"}\n") and lines == block.count(b"}\n{") + 1
+def _terms(group: frozenset[bytes]) -> bytes:
+    """An alternation of a group's ASCII strings, any case (non-ASCII text is undecidable
+    anyway: a record holding it is a candidate for every filter)."""
+    return b"|".join(re2.escape(term) for term in sorted(group) if term.isascii())
 
 
-def _undecidable(text: bytes) -> bool:
-    """Non-ASCII text or `\\u`/`\\/` escapes: the prefilter cannot decide these."""
-    if not text.isascii():
-        return True
-    return b"\\" in text and (b"\\u" in text or b"\\/" in text)
+@dataclasses.dataclass
+class Scan:
+    """What one pass over a block found.
 
-
-def _line_starts(block: bytes, pattern: re2._Regexp) -> set[int]:
-    return {block.rfind(b"\n", 0, found.start()) + 1 for found in pattern.finditer(block)}
-
-
-def _all_line_starts(block: bytes) -> list[int]:
-    starts, position = [0], block.find(b"\n")
-    while position != -1 and position + 1 < len(block):
-        starts.append(position + 1)
-        position = block.find(b"\n", position + 1)
-    return starts
-
-
-def _seconds_pattern(instant_ns: int, later: bool) -> re.Pattern[bytes]:
-    """A timestamp whose second is at or after (or at or before) the instant's second.
-
-    Timestamps share one fixed-width shape, so comparing them is comparing the
-    first digit that differs: one alternative per digit position.
+    `candidates`: (start, end, filters) of each record some filter with a
+    chosen group may match; `broken`: the block's framing is broken;
+    `ambiguous`: a line holds two "timestamp" keys.
     """
-    prefix = format_timestamp_ns(instant_ns)[:19].encode()
-    alternatives = [re.escape(prefix)]
-    for index, digit in enumerate(prefix):
-        if chr(digit).isdigit() and (digit < ord("9") if later else digit > ord("0")):
-            others = f"[{chr(digit + 1)}-9]" if later else f"[0-{chr(digit - 1)}]"
-            alternatives.append(re.escape(prefix[:index]) + others.encode())
-    return re.compile(b'"timestamp": ?"(?:' + b"|".join(alternatives) + b")")
 
-
-def _beyond(block: bytes, lines: int, bounds: Sequence[TimeBound | None]) -> set[int]:
-    """The full fetches whose bound every entry of the block lies beyond (a second to spare).
-
-    An entry without a timestamp sorts first: it can never enter a full fetch of
-    the latest entries, but it can enter one of the earliest.
-    """
-    beyond = set()
-    for index, bound in enumerate(bounds):
-        if bound is None:
-            continue
-        instant, later = bound
-        edge = instant - NANOS_PER_SECOND if later else instant + NANOS_PER_SECOND
-        if not later and block.count(b'"timestamp"') < lines:
-            continue
-        if _seconds_pattern(edge, later).search(block) is None:
-            beyond.add(index)
-    return beyond
+    candidates: list[tuple[int, int, tuple[int, ...]]] = dataclasses.field(default_factory=list)
+    broken: bool = False
+    ambiguous: bool = False
 
 
 class BlockScanner:
-    """Candidate records of JSON Lines blocks, each with the filters it may match."""
+    """Candidate records of framed blocks, each with the filters it may match."""
 
     def __init__(self, filters: Sequence[CompiledFilter]) -> None:
         self._filters = filters
-        self._patterns: list[re2._Regexp | None] = []
-        self._any: re2._Regexp | None = None
-        self._everything = tuple(range(len(filters)))
+        self._chosen: list[bytes | None] | None = None
+        self._union: dict[Framing, Any] = {}
+        self._set: re2.Set | None = None
+        self._set_filters: list[int] = []
 
-    def _choose(self, sample: bytes) -> None:
-        """Each filter's rarest group in a sample, and one pattern for all of them.
+    @property
+    def everything(self) -> tuple[int, ...]:
+        """The filters every record is a candidate of (no group worth searching for)."""
+        assert self._chosen is not None
+        return tuple(i for i, chosen in enumerate(self._chosen) if chosen is None)
 
-        A filter gets no pattern (every line is its candidate) when it has no
-        groups, or when its rarest group is in most lines anyway.
-        """
-        lines = max(sample.count(b"\n"), 1)
-        chosen: set[bytes] = set()
-        for compiled in self._filters:
-            counted = [(len(_line_starts(sample, _alternation(g))), g) for g in compiled.required]
-            hits, rarest = min(counted, key=lambda pair: pair[0], default=(lines, frozenset()))
-            common = not rarest or hits > lines * COMMON_FRACTION
-            self._patterns.append(None if common else _alternation(rarest))
-            chosen |= set() if common else rarest
-        self._any = _alternation(frozenset(chosen)) if chosen else None
+    def _choose(self, block: Block) -> None:
+        """Each filter's rarest group in a sample of whole records, and a set of them."""
+        framing = block.framing
+        sample = block.data[: framing.cut(block.data[:_SAMPLE_BYTES]) or len(block.data)]
+        records = max(framing.count(sample), 1)
+        self._chosen = [_rarest(compiled, sample, framing, records) for compiled in self._filters]
+        self._set = re2.Set.SearchSet(_options())
+        for index, chosen in enumerate(self._chosen):
+            if chosen:
+                self._set.Add(b"(?i:" + chosen + b")")
+                self._set_filters.append(index)
+        if self._set_filters:
+            self._set.Compile()
 
-    def records(
-        self, block: bytes, path: Path, offset: int, bounds: Sequence[TimeBound | None] = ()
-    ) -> Iterator[Candidate]:
-        """The records of a block that some filter may match, with those filters."""
-        if not self._patterns:
-            self._choose(block[:_SAMPLE_BYTES])
-        lines = block.count(b"\n")
-        if not is_framed(block, lines):
-            for record in block_records(block, path, offset):
-                yield record, self._everything
-            return
-        beyond = _beyond(block, lines, bounds)
-        active = [(i, p) for i, p in enumerate(self._patterns) if i not in beyond]
-        if any(pattern is None for _, pattern in active):
-            starts: Sequence[int] = _all_line_starts(block)
-        else:
-            found = _line_starts(block, self._any) if self._any else set()
-            if _undecidable(block):
-                found |= _line_starts(block, _UNDECIDABLE)
-            starts = sorted(found)
-        for start in starts:
-            raw = block[start : block.index(b"\n", start)]
-            undecided = _undecidable(raw)
-            wanted = tuple(
-                i
-                for i, pattern in active
-                if pattern is None or undecided or pattern.search(raw) is not None
-            )
-            if wanted:
-                yield Record(raw, path, offset=offset + start), wanted
+    def _pattern(self, framing: Framing) -> Any:
+        """The one search of a framing: its alarms, then every chosen string, then escapes."""
+        if framing not in self._union:
+            assert self._chosen is not None
+            terms = b"|".join(chosen for chosen in self._chosen if chosen)
+            parts = [framing.alarms, CONTROL]
+            if framing.ambiguous:
+                parts.append(framing.ambiguous)
+            if terms:
+                parts.append(b"(?i:" + terms + b")" + ORDINARY)
+            parts.append(_UNDECIDABLE)
+            self._union[framing] = re2.compile(b"|".join(parts), _options())
+        return self._union[framing]
+
+    def look(self, block: Block) -> Scan:
+        """One pass over a block."""
+        if self._chosen is None:
+            self._choose(block)
+        if not block.framing.opens(block.data):
+            return Scan(broken=True)
+        scan = Scan()
+        found_in: dict[int, tuple[int, set[int]]] = {}
+        for found in self._pattern(block.framing).finditer(block.data):
+            kind = _kind(found.group())
+            if kind == "control":
+                raise _control(block, found.start())
+            if kind == "framing":
+                return Scan(broken=True)
+            if kind == "ambiguous":
+                scan.ambiguous = True
+                continue
+            start = block.framing.start(block.data, found.start())
+            if start in found_in and kind == "term":
+                continue
+            end = block.framing.end(block.data, found.start())
+            wanted = self._undecided if kind == "undecidable" else self._wanted(block, start, end)
+            found_in.setdefault(start, (end, set()))[1].update(wanted)
+        scan.candidates = [
+            (start, end, tuple(sorted(wanted)))
+            for start, (end, wanted) in found_in.items()
+            if wanted
+        ]
+        return scan
+
+    @property
+    def _undecided(self) -> tuple[int, ...]:
+        """The filters that get a record the prefilter cannot decide (the rest get them all)."""
+        assert self._chosen is not None
+        return tuple(i for i, chosen in enumerate(self._chosen) if chosen is not None)
+
+    def _wanted(self, block: Block, start: int, end: int) -> tuple[int, ...]:
+        assert self._set is not None
+        found = self._set.Match(block.data[start:end]) or []
+        return tuple(sorted(self._set_filters[index] for index in found))
+
+
+def _control(block: Block, position: int) -> Exception:
+    line = line_at(block.export, block.offset + position)
+    what = f"a control character (0x{block.data[position]:02x}), which JSON text cannot hold raw"
+    return corrupt(block.export, line, what)
+
+
+def _kind(text: bytes) -> str:
+    """Which alternative of the union a match is."""
+    if len(text) == 1:
+        return "control"
+    if b"\n" in text:
+        return "framing"
+    if text[:11].lower() == b'"timestamp"':
+        return "ambiguous"
+    if text.startswith(b"\\") or not text.isascii():
+        return "undecidable"
+    return "term"
+
+
+def _rarest(
+    compiled: CompiledFilter, sample: bytes, framing: Framing, records: int
+) -> bytes | None:
+    """The filter's rarest group in the sample as an alternation (b"": it cannot match an
+    ASCII record); None when every record must be its candidate."""
+    counted: list[tuple[int, bytes]] = []
+    for group in compiled.required:
+        terms = _terms(group)
+        counted.append((_records_with(sample, framing, terms) if terms else 0, terms))
+    if not counted:
+        return None
+    hits, terms = min(counted, key=lambda pair: pair[0])
+    return None if hits > records * COMMON_FRACTION else terms
+
+
+def _records_with(sample: bytes, framing: Framing, terms: bytes) -> int:
+    pattern = re2.compile(b"(?i:" + terms + b")", _options())
+    return len({framing.start(sample, found.start()) for found in pattern.finditer(sample)})

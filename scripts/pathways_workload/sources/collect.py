@@ -1,0 +1,149 @@
+"""Keep a fetch's first (or latest) `limit` matches, parsing as few records as possible.
+
+Candidates wait, unparsed, until the end of the pass or until they hold more
+bytes than a budget: whole blocks (for a fetch whose every record is a
+candidate) and single records. Then they are taken in the fetch's order by
+what their text says of their time: blocks by their earliest (latest) second,
+records by their second. Once more than `limit` entries matched, the limit-th
+one is a bound: a block or record whose second lies strictly beyond it can
+never be returned and is dropped unparsed. So a fetch of the latest lines,
+read forwards, parses about `limit` records per budget's worth of export, and
+a gzipped export needs no reading backwards.
+
+Entries are ordered as Cloud Logging orders them, by timestamp with
+nanoseconds and then insertId, and last by their place in the exports, so
+the answer never depends on the order records were looked at.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from pathways_workload.lql import CompiledFilter
+from pathways_workload.sources.base import Entry, Fetch, Result, sort_key
+from pathways_workload.sources.paging import as_paged
+from pathways_workload.sources.export_reader import Block
+from pathways_workload.sources.records import Record
+from pathways_workload.sources.span import SECONDS, BlockTimes, seconds_text
+
+PENDING_BYTES = 32 << 20
+Key = tuple[int, str, tuple[int, int]]
+# What a record's text says of its time: its seconds (`YYYY-MM-DDTHH:MM:SS`), or None.
+Estimate = bytes | None
+T = TypeVar("T")
+
+
+class Collector:
+    """The best `limit` matches of one fetch, with bounded memory."""
+
+    def __init__(self, fetch: Fetch, compiled: CompiledFilter) -> None:
+        self.fetch = fetch
+        self.compiled = compiled
+        self.descending = fetch.order == "desc"
+        self.kept: list[tuple[Key, Entry]] = []
+        self.matched = 0
+        self.bound: Key | None = None
+        self.bound_text = b""
+        self._blocks: list[tuple[Block, BlockTimes]] = []
+        self._records: list[tuple[Estimate, Record]] = []
+        self._pending = 0
+
+    def beyond(self, seconds: bytes) -> bool:
+        """Whether anything in this second (or later, for earliest-first) can no longer enter."""
+        if self.bound is None:
+            return False
+        return seconds < self.bound_text if self.descending else seconds > self.bound_text
+
+    def consider(self, record: Record) -> None:
+        """Parse a record (once) and keep its entry if it matches and may enter."""
+        entry = record.entry()
+        if not self.compiled.matches(entry):
+            return
+        self.matched += 1
+        key = (*sort_key(entry), record.order)
+        if self.bound is not None and (key < self.bound if self.descending else key > self.bound):
+            return
+        self.kept.append((key, entry))
+        if (self.bound is None and self.matched > self.fetch.limit) or len(
+            self.kept
+        ) >= 2 * self.fetch.limit + 64:
+            self._trim()
+
+    def _trim(self) -> None:
+        self.kept.sort(key=lambda pair: pair[0], reverse=self.descending)
+        del self.kept[self.fetch.limit :]
+        if self.matched > self.fetch.limit and self.kept:
+            self.bound = self.kept[-1][0]
+            self.bound_text = seconds_text(self.bound[0])
+
+    def offer_block(self, block: Block, times: BlockTimes) -> None:
+        """Every record of a block is a candidate."""
+        if times.complete and self.beyond(times.high if self.descending else times.low):
+            return
+        self._blocks.append((block, times))
+        self._wait(len(block.data))
+
+    def offer_record(self, record: Record, estimate: Estimate) -> None:
+        if estimate is not None and self.beyond(estimate):
+            return
+        self._records.append((estimate, record))
+        self._wait(len(record.raw))
+
+    def _wait(self, size: int) -> None:
+        self._pending += size
+        if self._pending > PENDING_BYTES:
+            self.settle()
+
+    def settle(self) -> None:
+        """Look at every waiting candidate, best first, dropping what can no longer enter."""
+        blocks, records = self._blocks, self._records
+        self._blocks, self._records, self._pending = [], [], 0
+        unsure = [pair for pair in blocks if not pair[1].complete]
+        sure = sorted(
+            (pair for pair in blocks if pair[1].complete),
+            key=lambda pair: pair[1].high if self.descending else pair[1].low,
+            reverse=self.descending,
+        )
+        for block, times in unsure + sure:
+            if times.complete and self.beyond(times.high if self.descending else times.low):
+                break
+            spans = block.framing.spans(block.data)
+            self._look(
+                list(zip(_estimates(block, times, len(spans)), spans)),
+                functools.partial(_span_record, block),
+            )
+        self._look(records, lambda record: record)
+
+    def _look(self, candidates: Sequence[tuple[Estimate, T]], make: Callable[[T], Record]) -> None:
+        """Records whose time is unknown first, then the rest in the fetch's order."""
+        for estimate, item in candidates:
+            if estimate is None:
+                self.consider(make(item))
+        known = [(estimate, item) for estimate, item in candidates if estimate is not None]
+        known.sort(key=lambda pair: pair[0] or b"", reverse=self.descending)
+        for estimate, item in known:
+            if estimate is not None and self.beyond(estimate[:SECONDS]):
+                break
+            self.consider(make(item))
+
+    def result(self) -> Result:
+        """The kept entries, as Cloud Logging's pages would give them."""
+        self.settle()
+        self._trim()
+        return as_paged(self.fetch, [entry for _, entry in self.kept], self.matched)
+
+
+def _span_record(block: Block, span: tuple[int, int]) -> Record:
+    return block.record(*span)
+
+
+def _estimates(block: Block, times: BlockTimes, count: int) -> Sequence[Estimate]:
+    """What the text says of the time of each record of a block."""
+    if times.times is not None:
+        return [None if t is None else seconds_text(t) for t in times.times]
+    if times.aligned:
+        stamps: list[bytes] = block.framing.stamps.findall(block.data)
+        return stamps
+    return [None] * count

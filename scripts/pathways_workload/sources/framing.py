@@ -1,0 +1,150 @@
+"""Where the records of an export block are: one per line, or one per indented object.
+
+JSON Lines, and arrays holding one compact entry per line, are line-framed.
+gcloud's indented array is object-framed: an entry starts with a line holding
+only `{` at the array's indentation and ends with a line holding `}` or `},`
+there, and its own keys sit one level deeper, so its top-level `timestamp` is
+found exactly. A framing cuts a stream into blocks of whole records, finds the
+record around a byte, lists a block's records, and says (as RE2 alternatives,
+searched for in the scanner's single pass) which bytes break it.
+
+Every alarm ends with the byte it faults, or needs one ordinary byte after what
+it matches, so that no earlier match can swallow the newline another alarm
+looks at.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from itertools import accumulate
+
+# A byte that is neither a line break nor another control character.
+ORDINARY = rb"[\x09\x20-\xff]"
+CONTROL = rb"[\x00-\x08\x0b\x0c\x0e-\x1f]"
+_LINE_STAMP = re.compile(rb'"timestamp"[ \t]*:[ \t]*"([^"\n]*)"')
+_LINE_ALARMS = rb"[^}\r]\n|[^}]\r\n|\n[^{]"
+_COMMA_ALARMS = rb"[^},\r]\n|[^},]\r\n|[^}],\r?\n|\n[^{]"
+# A line with two "timestamp" keys: which one is the entry's needs a parse.
+TWO_STAMPS = rb'"timestamp"[^\n]*"timestamp"' + ORDINARY
+
+
+@dataclasses.dataclass(frozen=True)
+class LineFraming:
+    """One record per line; with `commas`, each may end with the comma of an array."""
+
+    commas: bool = False
+
+    @property
+    def stamps(self) -> re.Pattern[bytes]:
+        """`"timestamp": "..."` values (top-level or not: a line may hold nested ones)."""
+        return _LINE_STAMP
+
+    @property
+    def alarms(self) -> bytes:
+        return _COMMA_ALARMS if self.commas else _LINE_ALARMS
+
+    @property
+    def ambiguous(self) -> bytes | None:
+        """A line whose top-level timestamp the stamps pattern cannot tell from nested ones."""
+        return TWO_STAMPS
+
+    def opens(self, block: bytes) -> bool:
+        return block.startswith(b"{")
+
+    def cut(self, data: bytes) -> int:
+        """The end of the last whole record in `data` (0: none yet)."""
+        return data.rfind(b"\n") + 1
+
+    def start(self, block: bytes, position: int) -> int:
+        return block.rfind(b"\n", 0, position) + 1
+
+    def end(self, block: bytes, position: int) -> int:
+        return block.index(b"\n", position)
+
+    def record(self, block: bytes, start: int, end: int) -> bytes:
+        raw = block[start:end].rstrip(b"\r")
+        return raw[:-1] if self.commas and raw.endswith(b",") else raw
+
+    def count(self, block: bytes) -> int:
+        return block.count(b"\n")
+
+    def spans(self, block: bytes) -> list[tuple[int, int]]:
+        """(start, end) of every record of a well-framed block."""
+        lines = block.split(b"\n")[:-1]
+        ends = list(accumulate(len(line) + 1 for line in lines))
+        return [(end - len(line) - 1, end - 1) for line, end in zip(lines, ends)]
+
+
+@dataclasses.dataclass(frozen=True)
+class ObjectFraming:
+    """gcloud's indented array: `indent` is the indentation of each entry's braces."""
+
+    indent: bytes
+
+    @functools.cached_property
+    def stamps(self) -> re.Pattern[bytes]:
+        """The top-level `"timestamp": "..."` values, exactly (keys one level in)."""
+        keys = re.escape(b"\n" + self.indent * 2)
+        return re.compile(keys + rb'"timestamp"[ \t]*:[ \t]*"([^"\n]*)"')
+
+    @functools.cached_property
+    def alarms(self) -> bytes:
+        """Lines at the entries' indentation other than `{`, `}`, `},`; shallower lines."""
+        indent = b"".join(b"\\x%02x" % byte for byte in self.indent)
+        shallower = [
+            b"\\n" + b"".join(b"\\x%02x" % byte for byte in self.indent[:size]) + rb"[^ \t]"
+            for size in range(len(self.indent))
+        ]
+        level = [
+            rb"\n" + indent + rb"[^ \t{}]",
+            rb"\n" + indent + rb"\{[^\n]",
+            rb"\n" + indent + rb"\}[^,\n]",
+            rb"\n" + indent + rb"\},[^\n]",
+        ]
+        return b"|".join(shallower + level)
+
+    @property
+    def ambiguous(self) -> bytes | None:
+        return None
+
+    def opens(self, block: bytes) -> bool:
+        return block.startswith(self.indent + b"{\n")
+
+    def cut(self, data: bytes) -> int:
+        close = b"\n" + self.indent + b"}"
+        position = data.rfind(close)
+        while position >= 0:
+            after = position + len(close)
+            if data[after : after + 1] == b"\n":
+                return after + 1
+            if data[after : after + 2] == b",\n":
+                return after + 2
+            position = data.rfind(close, 0, position)
+        return 0
+
+    def start(self, block: bytes, position: int) -> int:
+        found = block.rfind(b"\n" + self.indent + b"{\n", 0, position)
+        return (found + 1 if found >= 0 else 0) + len(self.indent)
+
+    def end(self, block: bytes, position: int) -> int:
+        return block.index(b"\n" + self.indent + b"}", position) + len(self.indent) + 2
+
+    def record(self, block: bytes, start: int, end: int) -> bytes:
+        return block[start:end]
+
+    def count(self, block: bytes) -> int:
+        return block.count(b"\n" + self.indent + b"{\n") + 1
+
+    def spans(self, block: bytes) -> list[tuple[int, int]]:
+        """(start, end) of every record of a well-framed block."""
+        spans, start = [], 0
+        while start < len(block):
+            end = self.end(block, start)
+            spans.append((start + len(self.indent), end))
+            start = block.find(b"\n", end) + 1 or len(block)
+        return spans
+
+
+Framing = LineFraming | ObjectFraming

@@ -1,0 +1,168 @@
+"""The exports a run reads: files, folders of them, and streams.
+
+A folder is read recursively in name order; names below it that start with a
+dot are skipped (the folder given may itself sit under a hidden folder). A
+subfolder that cannot be read, a broken symbolic link or a special file inside
+a folder stops the run naming the path, rather than being skipped quietly.
+`-` (standard input), a FIFO, `<(command)` or `/dev/stdin` is a stream: it is
+copied once into an unnamed temporary file, so that later stages (node
+discovery, follow-up queries) can read it again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import shutil
+import stat
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, BinaryIO
+
+from pathways_workload.errors import InputFileError, UsageError
+
+STDIN = "-"
+_COPY_BYTES = 1 << 20
+
+
+class _Spool(io.RawIOBase):
+    """An independent reader of a temporary file (positional reads, its own offset)."""
+
+    def __init__(self, spool: IO[bytes]) -> None:
+        super().__init__()
+        self._spool = spool
+        self._position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position}.get(whence)
+        if base is None:
+            base = os.fstat(self._spool.fileno()).st_size
+        self._position = base + offset
+        return self._position
+
+    def tell(self) -> int:
+        return self._position
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        data = os.pread(self._spool.fileno(), len(buffer), self._position)
+        buffer[: len(data)] = data
+        self._position += len(data)
+        return len(data)
+
+
+@dataclasses.dataclass(frozen=True)
+class ExportFile:
+    """One export: its name in messages, and its bytes (a path, or a spooled stream)."""
+
+    name: str
+    path: Path | None = None
+    spool: IO[bytes] | None = None
+
+    def open(self) -> BinaryIO:
+        """A fresh reader of the raw (maybe compressed) bytes, positioned at the start."""
+        if self.spool is not None:
+            return io.BufferedReader(_Spool(self.spool), buffer_size=_COPY_BYTES)
+        assert self.path is not None
+        try:
+            return self.path.open("rb")
+        except OSError as error:
+            raise InputFileError(f"{self.name}: cannot read it ({error.strerror})") from None
+
+
+def _spooled(name: str, stream: IO[bytes]) -> ExportFile:
+    # Kept open as long as the export is: later stages read it again.
+    spool = tempfile.TemporaryFile(prefix="pathways-workload-")  # noqa: SIM115
+    try:
+        shutil.copyfileobj(stream, spool, _COPY_BYTES)
+        spool.flush()
+    except OSError as error:
+        raise InputFileError(f"{name}: cannot read it ({error.strerror})") from None
+    return ExportFile(name, spool=spool)
+
+
+def _stdin() -> ExportFile:
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError(
+            "--logs_file=- reads standard input, which is a terminal: pipe an export in"
+        )
+    return _spooled("<stdin>", sys.stdin.buffer)
+
+
+def _stream(name: str) -> ExportFile:
+    try:
+        with open(name, "rb") as stream:
+            return _spooled(name, stream)
+    except OSError as error:
+        raise InputFileError(f"{name}: cannot read it ({error.strerror})") from None
+
+
+def _folder(folder: Path) -> list[Path]:
+    """The files below a folder, in name order, hidden names skipped (symlinks followed once)."""
+    found: list[Path] = []
+    seen = {os.path.realpath(folder)}
+    pending = [folder]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as error:
+            raise InputFileError(
+                f"{directory}: cannot read this folder ({error.strerror})"
+            ) from None
+        subfolders = []
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir():
+                real = os.path.realpath(path)
+                if real not in seen:
+                    seen.add(real)
+                    subfolders.append(path)
+            elif entry.is_file():
+                found.append(path)
+            elif entry.is_symlink():
+                raise InputFileError(f"{path}: a broken symbolic link; remove it or fix its target")
+            else:
+                raise InputFileError(f"{path}: not a regular file; move it out of the folder")
+        pending.extend(reversed(subfolders))
+    return sorted(found)
+
+
+def _one(name: str) -> list[ExportFile]:
+    try:
+        mode = os.stat(name).st_mode
+    except OSError:
+        if os.path.lexists(name):
+            raise InputFileError(f"{name}: a broken symbolic link; check --logs_file") from None
+        raise InputFileError(f"{name}: no such file or folder; check --logs_file") from None
+    if stat.S_ISDIR(mode):
+        files = _folder(Path(name))
+        if not files:
+            raise InputFileError(
+                f"{name}: no export files in this folder (names starting with '.' are skipped)"
+            )
+        return [ExportFile(str(path), path) for path in files]
+    if stat.S_ISREG(mode):
+        return [ExportFile(name, Path(name))]
+    return [_stream(name)]
+
+
+def export_files(names: Sequence[str]) -> list[ExportFile]:
+    """Every export the `--logs_file` values name, streams copied aside once."""
+    if list(names).count(STDIN) > 1:
+        raise UsageError("--logs_file=- can be given once: standard input is read once")
+    files: list[ExportFile] = []
+    for name in names:
+        files.extend([_stdin()] if name == STDIN else _one(name))
+    return files

@@ -1,0 +1,218 @@
+"""The export's span, learnt while reading: its earliest and latest top-level timestamps.
+
+Per block, one regex pass collects the `"timestamp": "..."` values. When every
+record has exactly one, in the shape Cloud Logging writes
+(`2026-10-22T11:10:00.123456789Z`), the block's extremes come from comparing
+the values as bytes (their fixed-width seconds decide), and only the values in
+an extreme second are parsed. Any other block (a record without a timestamp,
+a second "timestamp" key in a payload, an offset, spaces) is read record by
+record, and a record its text cannot settle is parsed.
+
+Only instants from 1970 to a day after now make the span: an entry with an
+absurd time is counted and named in a warning instead of stretching the
+window, and so is an entry without a usable top-level timestamp (none, not a
+string, not a time), which no query with a time window can return.
+
+Known limit: in JSON Lines, a record whose only "timestamp" keys are nested
+in its payload is read by those; Cloud Logging gives every entry a top-level
+timestamp. (gcloud's indented arrays show which key is top-level.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+from pathways_workload.sources.export_reader import Block
+from pathways_workload.sources.framing import LineFraming
+from pathways_workload.sources.records import Record, line_at
+from pathways_workload.timestamps import NANOS_PER_SECOND, format_timestamp_ns, parse_timestamp_ns
+from pathways_workload.window import Window
+
+_CANONICAL = rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z"
+CANONICAL = re.compile(_CANONICAL)
+_ALL_CANONICAL = re.compile(rb"(?:" + _CANONICAL + rb"\n)*")
+DAY_NS = 86400 * NANOS_PER_SECOND
+SECONDS = 19  # `YYYY-MM-DDTHH:MM:SS`
+
+
+def seconds_text(instant_ns: int) -> bytes:
+    """The fixed-width seconds of an instant, comparable with timestamps' text."""
+    return format_timestamp_ns(instant_ns)[:SECONDS].encode()
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockTimes:
+    """What a block's text says about its records' times.
+
+    `low` and `high` bound the seconds of every record's time (as text);
+    `complete`: every record has a usable top-level timestamp, so none sorts
+    outside them; `aligned`: the stamps pattern finds exactly one value per
+    record, in record order; `times`: per record, its instant when known.
+    """
+
+    low: bytes = b""
+    high: bytes = b"\xff"
+    complete: bool = False
+    aligned: bool = False
+    times: Sequence[int | None] | None = None
+
+
+@dataclasses.dataclass
+class _Odd:
+    """Entries of one kind of trouble: how many, and where and what the first was."""
+
+    count: int = 0
+    first: tuple[Record, str] | None = None
+
+    def add(self, record: Record, what: str) -> None:
+        self.count += 1
+        if self.first is None:
+            self.first = (record, what)
+
+    def where(self) -> str:
+        assert self.first is not None
+        record = self.first[0]
+        return f"{record.export.name}:{record.line or line_at(record.export, record.offset)}"
+
+
+def top_level_time(entry: dict[str, object]) -> int | None:
+    value = entry.get("timestamp")
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_timestamp_ns(value)
+    except ValueError:
+        return None
+
+
+class SpanTracker:
+    """The earliest and latest plausible top-level timestamps seen, and the odd entries."""
+
+    def __init__(self, now_ns: int) -> None:
+        self.earliest: int | None = None
+        self.latest: int | None = None
+        self.absurd = _Odd()
+        self.missing = _Odd()
+        self._ceiling = now_ns + DAY_NS
+        self._low = seconds_text(0)
+        self._high = seconds_text(self._ceiling)
+
+    def window(self) -> Window | None:
+        if self.earliest is None or self.latest is None:
+            return None
+        return Window(self.earliest, self.latest)
+
+    def instant(self, instant: int | None, record: Record, text: str = "") -> None:
+        """Count one record's top-level time (None: it has no usable one)."""
+        if instant is None:
+            self.missing.add(record, "")
+        elif not 0 <= instant <= self._ceiling:
+            self.absurd.add(record, text or format_timestamp_ns(instant))
+        else:
+            self.earliest = instant if self.earliest is None else min(self.earliest, instant)
+            self.latest = instant if self.latest is None else max(self.latest, instant)
+
+    def entry(self, record: Record) -> None:
+        """A parsed record."""
+        value = record.entry().get("timestamp")
+        self.instant(
+            top_level_time(record.entry()), record, value if isinstance(value, str) else ""
+        )
+
+    def block(self, block: Block, ambiguous: bool) -> BlockTimes:
+        """Learn a block's times; `ambiguous`: some record has more than one "timestamp" key."""
+        stamps = block.framing.stamps.findall(block.data)
+        aligned = (
+            not ambiguous
+            and len(stamps) == block.framing.count(block.data)
+            and _ALL_CANONICAL.fullmatch(b"\n".join(stamps) + b"\n") is not None
+        )
+        if not aligned:
+            return self._by_record(block)
+        low, high = min(stamps), max(stamps)
+        if low[:SECONDS] < self._low or high[:SECONDS] >= self._high:
+            return dataclasses.replace(self._by_record(block), aligned=True)
+        self._extremes(low[:SECONDS], high[:SECONDS], stamps)
+        return BlockTimes(low[:SECONDS], high[:SECONDS], complete=True, aligned=True)
+
+    def _extremes(self, low: bytes, high: bytes, stamps: list[bytes]) -> None:
+        """Parse only the values in the block's earliest and latest second, if they matter."""
+        if self.earliest is None or low <= seconds_text(self.earliest):
+            self.earliest = min(
+                [parse_timestamp_ns(s.decode()) for s in stamps if s.startswith(low)]
+                + ([self.earliest] if self.earliest is not None else [])
+            )
+        if self.latest is None or high >= seconds_text(self.latest):
+            self.latest = max(
+                [parse_timestamp_ns(s.decode()) for s in stamps if s.startswith(high)]
+                + ([self.latest] if self.latest is not None else [])
+            )
+
+    def _by_record(self, block: Block) -> BlockTimes:
+        """Read a block record by record (parsing those the text cannot settle)."""
+        times: list[int | None] = []
+        complete = True
+        for start, end in block.framing.spans(block.data):
+            record = block.record(start, end)
+            instant, text, settled = self._record_time(block, record)
+            if settled:
+                self.instant(instant, record, text)
+            times.append(instant if settled else None)
+            complete = complete and settled and instant is not None
+        known = [instant for instant in times if instant is not None]
+        if not known:
+            return BlockTimes(complete=False, times=times)
+        return BlockTimes(seconds_text(min(known)), seconds_text(max(known)), complete, times=times)
+
+    def _record_time(self, block: Block, record: Record) -> tuple[int | None, str, bool]:
+        """A record's top-level time, its text, and whether it is known (False: unknown,
+        but one of its several "timestamp" values, all inside the span so far)."""
+        raw = record.raw
+        values = block.framing.stamps.findall(raw)
+        keys = raw.count(b'"timestamp"') if isinstance(block.framing, LineFraming) else len(values)
+        if len(values) == 1 and keys == 1:
+            text = values[0].decode()
+            try:
+                return parse_timestamp_ns(text), text, True
+            except ValueError:
+                return None, text, True
+        if keys == 0 and b"\\u" not in raw:
+            return None, "", True
+        if values and len(values) == keys and self._inside(values):
+            return None, "", False
+        value = record.entry().get("timestamp")
+        return top_level_time(record.entry()), value if isinstance(value, str) else "", True
+
+    def _inside(self, values: list[bytes]) -> bool:
+        """Every value is canonical and strictly inside the span's seconds so far."""
+        if self.earliest is None or self.latest is None:
+            return False
+        low, high = seconds_text(self.earliest), seconds_text(self.latest)
+        return all(CANONICAL.fullmatch(v) and low < v[:SECONDS] < high for v in values)
+
+    def notes(self) -> list[str]:
+        """The warning about entries without a usable timestamp, if any."""
+        count = self.missing.count
+        if not count:
+            return []
+        entries = "1 entry has" if count == 1 else f"{count} entries have"
+        them = "it" if count == 1 else "them"
+        return [
+            f"warning: {entries} no usable top-level timestamp (first at {self.missing.where()}); "
+            f"no query can return {them}"
+        ]
+
+    def span_notes(self) -> list[str]:
+        """The warning about entries left out of the span for their absurd time, if any."""
+        count = self.absurd.count
+        if not count or self.absurd.first is None:
+            return []
+        entries = "1 entry has" if count == 1 else f"{count} entries have"
+        it, them = ("it is", "it") if count == 1 else ("they are", "them")
+        return [
+            f"warning: {entries} a timestamp before 1970 or more than a day after now "
+            f"(first at {self.absurd.where()}: {self.absurd.first[1]}); {it} outside the "
+            f"export's span: pass --start_time and --end_time to include {them}"
+        ]

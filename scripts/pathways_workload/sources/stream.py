@@ -1,0 +1,64 @@
+"""The decompressed bytes of an export, read in large blocks behind a buffer."""
+
+from __future__ import annotations
+
+import zlib
+from typing import IO
+
+from pathways_workload.errors import InputFileError
+from pathways_workload.sources.inputs import ExportFile
+from pathways_workload.sources.records import corrupt, line_at
+
+READ_BYTES = 4 << 20
+
+
+class Stream:
+    """The decompressed bytes of an export, read in large blocks behind a buffer."""
+
+    def __init__(self, export: ExportFile, handle: IO[bytes]) -> None:
+        self.export = export
+        self._handle = handle
+        self.buffer = b""
+        self.offset = 0
+        self.line = 1
+        self.eof = False
+
+    def more(self, size: int = READ_BYTES) -> bool:
+        """Read about `size` more bytes; False at the end."""
+        try:
+            chunk = self._handle.read(size)
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputFileError(
+                f"{self.export.name}: the gzip stream is damaged or truncated ({error}); "
+                "any output printed before this message is incomplete"
+            ) from None
+        self.eof = not chunk
+        self.buffer += chunk
+        return bool(chunk)
+
+    def drop(self, size: int, count_lines: bool = False) -> bytes:
+        """Take bytes off the front (counting their lines only when asked: it costs a pass)."""
+        taken, self.buffer = self.buffer[:size], self.buffer[size:]
+        self.offset += len(taken)
+        self.line = self.line + taken.count(b"\n") if count_lines and self.line else 0
+        return taken
+
+    def line_now(self) -> int:
+        """The line number where the buffer starts."""
+        return self.line or line_at(self.export, self.offset)
+
+
+def check_text(export: ExportFile, data: bytes, offset: int) -> None:
+    """Refuse bytes that are not UTF-8 text, or that hold NUL (no JSON text does)."""
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = line_at(export, offset + error.start)
+            raise corrupt(
+                export, line, f"not UTF-8 text (byte 0x{data[error.start]:02x})"
+            ) from None
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = line_at(export, offset + nul)
+        raise corrupt(export, line, "a NUL byte, which JSON text cannot hold")
