@@ -1,12 +1,17 @@
-"""Skipping lines before parsing them must give exactly the engine's answer.
+"""Skipping records before parsing them must give exactly the engine's answer.
 
-Every action's queries (and triage's) run over the recorded incidents, as the
-gcloud JSON array and as JSON Lines (read forwards and backwards), with the
-fast path on and off; the answers must be identical.
+Every action's queries (and triage's) run over the recorded incidents in every
+layout (JSON Lines, gcloud's indented array, one entry per line, one line,
+`indent=0`, gzipped) and both encodings (raw UTF-8, `\\u` escapes), with small
+blocks and a small memory budget so that skipping by time across blocks is
+exercised; the answers and the span must be those of the reference path, which
+parses every record of the gcloud array as recorded.
 """
 
 from __future__ import annotations
 
+import functools
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -15,6 +20,7 @@ import pytest
 
 from pathways_workload.query import Options, Request
 from pathways_workload.registry import ACTIONS
+from pathways_workload.sources import collect, export_reader, scan
 from pathways_workload.sources.base import Fetch
 from pathways_workload.sources.files import FileSource
 from pathways_workload.target import Target, parse_workload
@@ -35,7 +41,7 @@ def _fetches(target: Target, window: Window, nodes: tuple[str, ...]) -> list[Fet
 
 def _answers(paths: list[str], fetches: list[Fetch], fast: bool) -> list[Any]:
     source = FileSource(paths, fast_path=fast)
-    return [(r.entries, r.truncated) for r in source.run(fetches)]
+    return [(r.entries, r.truncated) for r in source.run(fetches)] + [source.span()]
 
 
 def _write_lines(path: Path, entries: list[dict[str, Any]], ensure_ascii: bool) -> Path:
@@ -43,8 +49,34 @@ def _write_lines(path: Path, entries: list[dict[str, Any]], ensure_ascii: bool) 
     return path
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_the_fast_path_changes_nothing_on_the_incidents(tmp_path: Path, name: str) -> None:
+def _layout(entries: list[dict[str, Any]], layout: str, ensure_ascii: bool) -> str:
+    if layout == "lines":
+        return "".join(json.dumps(e, ensure_ascii=ensure_ascii) + "\n" for e in entries)
+    if layout == "gcloud":
+        return json.dumps(entries, indent=2, sort_keys=True, ensure_ascii=ensure_ascii) + "\n"
+    if layout == "per-line":
+        lines = [json.dumps(e, ensure_ascii=ensure_ascii) for e in entries]
+        return "[\n" + ",\n".join(lines) + "\n]\n"
+    if layout == "compact":
+        return json.dumps(entries, ensure_ascii=ensure_ascii)
+    return json.dumps(entries, indent=0, ensure_ascii=ensure_ascii)
+
+
+# (layout, ensure_ascii, gzipped, entries in time order)
+VARIANTS = [
+    ("lines", True, False, True),
+    ("lines", False, False, False),
+    ("lines", False, True, True),
+    ("gcloud", True, False, False),
+    ("gcloud", False, True, False),
+    ("per-line", False, False, True),
+    ("compact", True, False, False),
+    ("indent0", False, False, False),
+]
+
+
+def _incident(name: str) -> tuple[list[Fetch], list[Any]]:
+    """The incident's fetches, and the reference answers (every record parsed)."""
     planted = expected(name)
     target = Target(
         namespace=planted["target"]["namespace"],
@@ -55,14 +87,37 @@ def test_the_fast_path_changes_nothing_on_the_incidents(tmp_path: Path, name: st
         parse_timestamp_ns(planted["target"]["end_time"]),
     )
     fetches = _fetches(target, window, tuple(planted["workload_nodes"]))
-    array = INCIDENTS / f"{name}.json"
-    entries = json.loads(array.read_text())
-    lines = _write_lines(
-        tmp_path / "export.jsonl", sorted(entries, key=lambda e: e["timestamp"]), ensure_ascii=True
-    )
-    slow = _answers([str(array)], fetches, fast=False)
-    assert _answers([str(array)], fetches, fast=True) == slow
-    assert _answers([str(lines)], fetches, fast=True) == slow
+    return fetches, _answers([str(INCIDENTS / f"{name}.json")], fetches, fast=False)
+
+
+_reference = functools.lru_cache(maxsize=None)(_incident)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of about 64 kB and a 256 kB budget: many blocks, settling and skipping."""
+    monkeypatch.setattr(export_reader, "READ_BYTES", 1 << 16)
+    monkeypatch.setattr(collect, "PENDING_BYTES", 1 << 18)
+    monkeypatch.setattr(scan, "_SAMPLE_BYTES", 1 << 14)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "-".join(map(str, v)))
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.usefixtures("small_blocks")
+def test_the_fast_path_changes_nothing_on_the_incidents(
+    tmp_path: Path, name: str, variant: tuple[str, bool, bool, bool]
+) -> None:
+    layout, ensure_ascii, gzipped, ordered = variant
+    fetches, reference = _reference(name)
+    entries = json.loads((INCIDENTS / f"{name}.json").read_text())
+    if ordered:
+        entries.sort(key=lambda entry: entry["timestamp"])
+    data = _layout(entries, layout, ensure_ascii).encode()
+    path = tmp_path / "export"
+    path.write_bytes(gzip.compress(data) if gzipped else data)
+    assert _answers([str(path)], fetches, fast=True) == reference
+    if name in NAMES[:2]:
+        assert _answers([str(path)], fetches, fast=False) == reference
 
 
 def test_escapes_non_ascii_and_severity_only_lines(tmp_path: Path) -> None:
@@ -94,3 +149,4 @@ def test_escapes_non_ascii_and_severity_only_lines(tmp_path: Path) -> None:
         slow = _answers([str(path)], [fetch], fast=False)
         assert _answers([str(path)], [fetch], fast=True) == slow
         assert len(slow[0][0]) == 8
+        assert slow[1] is not None

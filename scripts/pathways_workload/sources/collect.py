@@ -23,8 +23,8 @@ from typing import TypeVar
 
 from pathways_workload.lql import CompiledFilter
 from pathways_workload.sources.base import Entry, Fetch, Result, sort_key
-from pathways_workload.sources.paging import as_paged
 from pathways_workload.sources.export_reader import Block
+from pathways_workload.sources.paging import as_paged
 from pathways_workload.sources.records import Record
 from pathways_workload.sources.span import SECONDS, BlockTimes, seconds_text
 

@@ -54,8 +54,18 @@ class LineFraming:
         return block.startswith(b"{")
 
     def cut(self, data: bytes) -> int:
-        """The end of the last whole record in `data` (0: none yet)."""
-        return data.rfind(b"\n") + 1
+        """The end of the last whole record in `data` (0: none yet).
+
+        In an array, a record is whole once its comma is seen: the last one and
+        the closing `]` stay for the end of the export.
+        """
+        end = data.rfind(b"\n")
+        if self.commas:
+            for _ in range(2):
+                if end <= 0 or data[end - 1 : end] == b"," or data[end - 2 : end] == b",\r":
+                    break
+                end = data.rfind(b"\n", 0, end)
+        return end + 1
 
     def start(self, block: bytes, position: int) -> int:
         return block.rfind(b"\n", 0, position) + 1
