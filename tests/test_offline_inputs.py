@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from pathways_workload.sources import export_reader
 from tests.helpers import container_entry, run_cli
 from tests.test_incidents import INCIDENTS, target_args
 
@@ -330,3 +331,24 @@ def test_an_array_entry_over_64_mb_is_read(tmp_path: Path, layout: str) -> None:
         "Check failed: one",
         "Check failed: two",
     ]
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_an_indented_array_whose_indentation_breaks_is_decoded_from_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compressed: bool
+) -> None:
+    """Valid JSON whose indentation is not gcloud's from some entry on: every entry is read."""
+    monkeypatch.setattr(export_reader, "READ_BYTES", 4096)
+    entries = [
+        container_entry(f"Check failed: {index}", timestamp=f"2026-10-22T11:{index:02d}:00Z")
+        for index in range(40)
+    ]
+    text = json.dumps(entries, indent=2)
+    middle = text.index('"Check failed: 20"')
+    odd = text[:middle] + text[middle:].replace('\n        "cluster_name"', '\n  "cluster_name"', 1)
+    assert odd != text
+    path = tmp_path / "a.json"
+    path.write_bytes(gzip.compress(odd.encode()) if compressed else odd.encode())
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}", "--limit=100")
+    assert code == 0, err
+    assert _messages(out) == [f"Check failed: {index}" for index in range(40)]

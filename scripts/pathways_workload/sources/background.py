@@ -1,29 +1,71 @@
-"""Run an iterator one item ahead in a worker thread, so reading overlaps with using.
+"""Make a generator's next items in a worker thread while the caller uses this one.
 
-Decompression and RE2 searches release the GIL, so the next block is read and
-scanned while this one is used. Errors raised in the worker surface in order,
-at the item where they happened; when the user stops early, the worker
-finishes its one item and the iterator is closed.
+Decompression and RE2 searches release the GIL, so reading, scanning and using
+blocks overlap. Errors raised in the worker surface in order, at the item
+where they happened. Closing waits for the item being made, then closes the
+generator; `stop` instead hands that item back and leaves the generator open,
+for a caller that must read the rest of the stream its own way.
 """
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Generator, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from concurrent.futures import Future, ThreadPoolExecutor
+from types import TracebackType
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
-_END = object()
 
 
-def ahead(items: Generator[T, None, None]) -> Iterator[T]:
-    """The items of a generator, each produced in a worker while the one before is used."""
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pathways-workload-read")
-    try:
-        pending = pool.submit(next, items, _END)
-        while (item := pending.result()) is not _END:
-            pending = pool.submit(next, items, _END)
-            yield item  # type: ignore[misc]
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        items.close()
+class Ahead(Generic[T]):
+    """The items of a generator, made in a worker up to `depth` items ahead of their use."""
+
+    def __init__(self, items: Generator[T, None, None], depth: int = 2) -> None:
+        self._items = items
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pathways-workload")
+        self._pending: collections.deque[Future[tuple[bool, T | None]]] = collections.deque(
+            self._pool.submit(self._next) for _ in range(depth)
+        )
+
+    def _next(self) -> tuple[bool, T | None]:
+        for item in self._items:
+            return True, item
+        return False, None
+
+    def __iter__(self) -> Iterator[T]:
+        return self
+
+    def __next__(self) -> T:
+        if not self._pending:
+            raise StopIteration
+        made, item = self._pending.popleft().result()
+        if not made:
+            self._pending.clear()
+            raise StopIteration
+        self._pending.append(self._pool.submit(self._next))
+        return item  # type: ignore[return-value]
+
+    def stop(self) -> list[T]:
+        """Stop reading ahead: the items already made; the generator stays open."""
+        pending = list(self._pending)
+        self._pending.clear()
+        self._pool.shutdown(wait=True)
+        made = [future.result() for future in pending]
+        return [item for done, item in made if done]  # type: ignore[misc]
+
+    def close(self) -> None:
+        self._pending.clear()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._items.close()
+
+    def __enter__(self) -> Ahead[T]:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -22,13 +22,13 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from pathways_workload.lql import CompiledFilter
-from pathways_workload.sources.base import Entry, Fetch, Result, sort_key
+from pathways_workload.sources.base import Fetch, Result, sort_key
 from pathways_workload.sources.export_reader import Block
 from pathways_workload.sources.paging import as_paged
 from pathways_workload.sources.records import Record
 from pathways_workload.sources.span import SECONDS, BlockTimes, seconds_text
 
-PENDING_BYTES = 32 << 20
+PENDING_BYTES = 64 << 20
 Key = tuple[int, str, tuple[int, int]]
 # What a record's text says of its time: its seconds (`YYYY-MM-DDTHH:MM:SS`), or None.
 Estimate = bytes | None
@@ -42,7 +42,7 @@ class Collector:
         self.fetch = fetch
         self.compiled = compiled
         self.descending = fetch.order == "desc"
-        self.kept: list[tuple[Key, Entry]] = []
+        self.kept: list[tuple[Key, Record]] = []
         self.matched = 0
         self.bound: Key | None = None
         self.bound_text = b""
@@ -57,15 +57,17 @@ class Collector:
         return seconds < self.bound_text if self.descending else seconds > self.bound_text
 
     def consider(self, record: Record) -> None:
-        """Parse a record (once) and keep its entry if it matches and may enter."""
+        """Parse a record and keep it if it matches and may enter (its entry is parsed again
+        at the end: holding parsed entries would cost several times their text)."""
         entry = record.entry()
-        if not self.compiled.matches(entry):
-            return
-        self.matched += 1
+        record.parsed = None
         key = (*sort_key(entry), record.order)
         if self.bound is not None and (key < self.bound if self.descending else key > self.bound):
             return
-        self.kept.append((key, entry))
+        if not self.compiled.matches(entry):
+            return
+        self.matched += 1
+        self.kept.append((key, record))
         if (self.bound is None and self.matched > self.fetch.limit) or len(
             self.kept
         ) >= 2 * self.fetch.limit + 64:
@@ -132,7 +134,7 @@ class Collector:
         """The kept entries, as Cloud Logging's pages would give them."""
         self.settle()
         self._trim()
-        return as_paged(self.fetch, [entry for _, entry in self.kept], self.matched)
+        return as_paged(self.fetch, [record.entry() for _, record in self.kept], self.matched)
 
 
 def _span_record(block: Block, span: tuple[int, int]) -> Record:
@@ -144,6 +146,6 @@ def _estimates(block: Block, times: BlockTimes, count: int) -> Sequence[Estimate
     if times.times is not None:
         return [None if t is None else seconds_text(t) for t in times.times]
     if times.aligned:
-        stamps: list[bytes] = block.framing.stamps.findall(block.data)
+        stamps: list[bytes] = block.framing.block_stamps.findall(block.data)
         return stamps
     return [None] * count

@@ -14,17 +14,19 @@ a query would have looked at the bad line.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Generic, Protocol, TypeVar
 
 from pathways_workload.errors import InputFileError
 from pathways_workload.sources.array_decoder import ArrayDecoder
+from pathways_workload.sources.background import Ahead
 from pathways_workload.sources.framing import Framing, LineFraming, ObjectFraming
 from pathways_workload.sources.inputs import ExportFile
 from pathways_workload.sources.records import Record, corrupt, line_at, open_decompressed
 from pathways_workload.sources.stream import READ_BYTES, Stream, check_text
 
 BATCH_ENTRIES = 512
+SNIFF_BYTES = 1 << 16
 _BOM = b"\xef\xbb\xbf"
 _SPACE = b" \t\r\n"
 _FOREIGN_BOMS = (
@@ -93,7 +95,7 @@ def _refuse_foreign_encoding(export: ExportFile, head: bytes) -> None:
 def _line(stream: Stream, start: int) -> bytes | None:
     """The line starting at `start` in the buffer, reading more as needed (None: no line)."""
     while (end := stream.buffer.find(b"\n", start)) < 0 and not stream.eof:
-        stream.more()
+        stream.more(SNIFF_BYTES)
     if start >= len(stream.buffer):
         return None
     return stream.buffer[start:] if end < 0 else stream.buffer[start:end]
@@ -128,12 +130,12 @@ def _array_layout(stream: Stream) -> Layout:
 
 def sniff(stream: Stream) -> Layout | None:
     """The export's layout, the buffer then at its first byte of JSON; None: an empty file."""
-    while len(stream.buffer) < 4 and stream.more():
+    while len(stream.buffer) < 4 and stream.more(SNIFF_BYTES):
         pass
     _refuse_foreign_encoding(stream.export, stream.buffer[:4])
     if stream.buffer.startswith(_BOM):
         stream.drop(len(_BOM), count_lines=True)
-    while not stream.buffer.lstrip(_SPACE) and stream.more():
+    while not stream.buffer.lstrip(_SPACE) and stream.more(SNIFF_BYTES):
         pass
     body = stream.buffer.lstrip(_SPACE)
     if not body:
@@ -165,7 +167,7 @@ def _tail(stream: Stream, framing: Framing) -> bytes:
     return records + b"\n" if records else b""
 
 
-def framed_blocks(stream: Stream, framing: Framing, number: int) -> Iterator[Block]:
+def framed_blocks(stream: Stream, framing: Framing, number: int) -> Generator[Block, None, None]:
     """The export as blocks of whole records (a long record makes its block longer)."""
     while not stream.eof:
         if len(stream.buffer) < READ_BYTES:
@@ -196,6 +198,7 @@ def read_export(
 ) -> Iterator[Seen[LookedT] | Decoded]:
     """Framed blocks with what `look` found, or decoded batches for any other array.
 
+    Blocks are read (and decompressed) in a worker thread while `look` runs.
     An indented array whose indentation breaks is decoded from that block on.
     """
     with open_decompressed(export) as handle:
@@ -207,16 +210,19 @@ def read_export(
             yield from _decoded(stream, number)
             return
         stream.drop(layout.header, count_lines=True)
-        for block in framed_blocks(stream, layout.framing, number):
-            found = look(block)
-            if not (found.broken and isinstance(block.framing, ObjectFraming)):
-                yield Seen(block, found)
-                continue
-            stream.buffer = b"[" + block.data + stream.buffer
-            stream.offset = block.offset - 1
-            stream.line = line_at(export, block.offset)
-            yield from _decoded(stream, number)
-            return
+        with Ahead(framed_blocks(stream, layout.framing, number)) as blocks:
+            for block in blocks:
+                found = look(block)
+                if not (found.broken and isinstance(block.framing, ObjectFraming)):
+                    yield Seen(block, found)
+                    continue
+                later = b"".join(later.data for later in blocks.stop())
+                closing = b"]" if stream.eof and not stream.buffer else b""  # the tail took it
+                stream.buffer = b"[" + block.data + later + stream.buffer + closing
+                stream.offset = block.offset - 1
+                stream.line = line_at(export, block.offset)
+                yield from _decoded(stream, number)
+                return
 
 
 def simple_export(export: ExportFile, number: int) -> Iterator[Block | Decoded]:

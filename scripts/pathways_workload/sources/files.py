@@ -16,7 +16,6 @@ fast path must agree with.
 from __future__ import annotations
 
 import dataclasses
-import re
 import sys
 import time
 from collections.abc import Callable, Generator, Sequence
@@ -24,7 +23,7 @@ from typing import TextIO
 
 from pathways_workload.filters import compile_checked
 from pathways_workload.lql import CompiledFilter
-from pathways_workload.sources.background import ahead
+from pathways_workload.sources.background import Ahead
 from pathways_workload.sources.base import Fetch, Result
 from pathways_workload.sources.collect import Collector, Estimate
 from pathways_workload.sources.export_reader import (
@@ -36,14 +35,12 @@ from pathways_workload.sources.export_reader import (
     read_export,
     simple_export,
 )
-from pathways_workload.sources.framing import TWO_STAMPS, LineFraming
+from pathways_workload.sources.framing import LineFraming
 from pathways_workload.sources.inputs import ExportFile, export_files
 from pathways_workload.sources.records import Record
 from pathways_workload.sources.scan import BlockScanner, Scan
 from pathways_workload.sources.span import CANONICAL, DAY_NS, SECONDS, SpanTracker
 from pathways_workload.window import Window
-
-_TWO_STAMPS = re.compile(TWO_STAMPS)
 
 
 def plausible_window(now_ns: int) -> Window:
@@ -53,9 +50,9 @@ def plausible_window(now_ns: int) -> Window:
 
 @dataclasses.dataclass(frozen=True)
 class _SpanLook:
-    """The look at a block when only its span is wanted."""
+    """The look at a block when only its span is wanted: none (the span learns by counting)."""
 
-    ambiguous: bool
+    ambiguous: bool | None = None
     broken: bool = False
 
 
@@ -141,14 +138,15 @@ class FileSource:
 
     def _span_pass(self, tracker: SpanTracker) -> None:
         def look(block: Block) -> _SpanLook:
-            return _SpanLook(_TWO_STAMPS.search(block.data) is not None)
+            return _SpanLook()
 
-        for item in ahead(self._items(look)):
-            if isinstance(item, list):
-                for record in item:
-                    tracker.entry(record)
-            else:
-                tracker.block(item.block, item.look.ambiguous)
+        with Ahead(self._items(look)) as items:
+            for item in items:
+                if isinstance(item, list):
+                    for record in item:
+                        tracker.entry(record)
+                else:
+                    tracker.block(item.block, item.look.ambiguous)
 
     def _items(
         self, look: Callable[[Block], LookedT]
@@ -160,13 +158,14 @@ class FileSource:
         self, filters: list[CompiledFilter], collectors: list[Collector], tracker: SpanTracker
     ) -> None:
         scanner = BlockScanner(filters)
-        for item in ahead(self._items(scanner.look)):
-            if isinstance(item, list):
-                _every(item, collectors, tracker)
-            elif item.look.broken:
-                _every(list(line_records(item.block)), collectors, tracker)
-            else:
-                _offer(item.block, item.look, scanner.everything, collectors, tracker)
+        with Ahead(self._items(scanner.look)) as items:
+            for item in items:
+                if isinstance(item, list):
+                    _every(item, collectors, tracker)
+                elif item.look.broken:
+                    _every(list(line_records(item.block)), collectors, tracker)
+                else:
+                    _offer(item.block, item.look, scanner.everything, collectors, tracker)
         for collector in collectors:
             collector.settle()
 

@@ -24,6 +24,8 @@ from itertools import accumulate
 ORDINARY = rb"[\x09\x20-\xff]"
 CONTROL = rb"[\x00-\x08\x0b\x0c\x0e-\x1f]"
 _LINE_STAMP = re.compile(rb'"timestamp"[ \t]*:[ \t]*"([^"\n]*)"')
+# The first such value of each line that has one (the rest of the line is skipped).
+_FIRST_STAMP = re.compile(_LINE_STAMP.pattern + rb"[^\n]*\n")
 _LINE_ALARMS = rb"[^}\r]\n|[^}]\r\n|\n[^{]"
 _COMMA_ALARMS = rb"[^},\r]\n|[^},]\r\n|[^}],\r?\n|\n[^{]"
 # A line with two "timestamp" keys: which one is the entry's needs a parse.
@@ -40,6 +42,11 @@ class LineFraming:
     def stamps(self) -> re.Pattern[bytes]:
         """`"timestamp": "..."` values (top-level or not: a line may hold nested ones)."""
         return _LINE_STAMP
+
+    @property
+    def block_stamps(self) -> re.Pattern[bytes]:
+        """In a block: the first `"timestamp": "..."` value of each line that has one."""
+        return _FIRST_STAMP
 
     @property
     def alarms(self) -> bytes:
@@ -114,6 +121,10 @@ class ObjectFraming:
             rb"\n" + indent + rb"\},[^\n]",
         ]
         return b"|".join(shallower + level)
+
+    @property
+    def block_stamps(self) -> re.Pattern[bytes]:
+        return self.stamps
 
     @property
     def ambiguous(self) -> bytes | None:

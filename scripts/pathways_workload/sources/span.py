@@ -121,34 +121,39 @@ class SpanTracker:
             top_level_time(record.entry()), record, value if isinstance(value, str) else ""
         )
 
-    def block(self, block: Block, ambiguous: bool) -> BlockTimes:
-        """Learn a block's times; `ambiguous`: some record has more than one "timestamp" key."""
-        stamps = block.framing.stamps.findall(block.data)
+    def block(self, block: Block, ambiguous: bool | None = None) -> BlockTimes:
+        """Learn a block's times; `ambiguous`: some record has more than one "timestamp"
+        key (None: not known, count them)."""
+        framing = block.framing
+        stamps = framing.block_stamps.findall(block.data)
+        records = framing.count(block.data)
+        if ambiguous is None:  # with a value on every line, as many keys as lines: one each
+            keys = block.data.count(b'"timestamp"')
+            ambiguous = isinstance(framing, LineFraming) and keys != records
+        joined = b"\n".join(stamps) + b"\n"
         aligned = (
             not ambiguous
-            and len(stamps) == block.framing.count(block.data)
-            and _ALL_CANONICAL.fullmatch(b"\n".join(stamps) + b"\n") is not None
+            and len(stamps) == records
+            and _ALL_CANONICAL.fullmatch(joined) is not None
         )
         if not aligned:
             return self._by_record(block)
-        low, high = min(stamps), max(stamps)
-        if low[:SECONDS] < self._low or high[:SECONDS] >= self._high:
+        low, high = min(stamps)[:SECONDS], max(stamps)[:SECONDS]
+        if low < self._low or high >= self._high:
             return dataclasses.replace(self._by_record(block), aligned=True)
-        self._extremes(low[:SECONDS], high[:SECONDS], stamps)
-        return BlockTimes(low[:SECONDS], high[:SECONDS], complete=True, aligned=True)
+        self._extremes(low, high, joined)
+        return BlockTimes(low, high, complete=True, aligned=True)
 
-    def _extremes(self, low: bytes, high: bytes, stamps: list[bytes]) -> None:
+    def _extremes(self, low: bytes, high: bytes, joined: bytes) -> None:
         """Parse only the values in the block's earliest and latest second, if they matter."""
         if self.earliest is None or low <= seconds_text(self.earliest):
-            self.earliest = min(
-                [parse_timestamp_ns(s.decode()) for s in stamps if s.startswith(low)]
-                + ([self.earliest] if self.earliest is not None else [])
-            )
+            values = re.findall(re.escape(low) + rb"[^\n]*", joined)
+            earliest = min(parse_timestamp_ns(value.decode()) for value in values)
+            self.earliest = earliest if self.earliest is None else min(self.earliest, earliest)
         if self.latest is None or high >= seconds_text(self.latest):
-            self.latest = max(
-                [parse_timestamp_ns(s.decode()) for s in stamps if s.startswith(high)]
-                + ([self.latest] if self.latest is not None else [])
-            )
+            values = re.findall(re.escape(high) + rb"[^\n]*", joined)
+            latest = max(parse_timestamp_ns(value.decode()) for value in values)
+            self.latest = latest if self.latest is None else max(self.latest, latest)
 
     def _by_record(self, block: Block) -> BlockTimes:
         """Read a block record by record (parsing those the text cannot settle)."""
