@@ -8,14 +8,21 @@ the window.
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pathways_workload.query import Request
+from pathways_workload.registry import ACTIONS
+from pathways_workload.sources.base import Fetch
+from pathways_workload.sources.files import FileSource, plausible_window
+from pathways_workload.target import Target, parse_workload
 from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
-from tests.helpers import container_entry, run_cli
+from pathways_workload.window import Window
+from tests.helpers import container_entry, queries_of, run_cli
 
 # tests.helpers.run_cli's clock: 2027-01-01T00:00:00Z.
 WORKLOAD = "--jobset_name=llama-train"
@@ -83,7 +90,8 @@ def test_an_absurd_timestamp_is_a_warning_not_the_window(tmp_path: Path, odd: st
     assert _messages(out) == ["Check failed: first", "Check failed: last"]
     assert "window: 2026-10-22T11:20:00Z .. 2026-10-22T11:30:00.5Z (10m)" in err.splitlines()
     assert (
-        f"warning: 1 entry has a timestamp before 1970 or more than a day after now "
+        "warning: 1 entry has a timestamp at or before 1970-01-01T00:00:00Z or more than a day "
+        f"after now "
         f"(first at {path}:2: {odd}); it is outside the export's span: pass "
         "--start_time and --end_time to include it"
     ) in err.splitlines()
@@ -95,7 +103,7 @@ def test_only_absurd_timestamps_leave_no_span(tmp_path: Path) -> None:
     )
     code, out, err = run_cli("--action=errors", f"--logs_file={path}", WORKLOAD)
     assert (code, out) == (0, "")
-    assert "1 entry has a timestamp before 1970" in err
+    assert "1 entry has a timestamp at or before 1970-01-01T00:00:00Z" in err
     assert "0001-01-01T00:00:00Z" in err
     assert "1-01-01T00:00:00Z .." not in err
 
@@ -170,3 +178,37 @@ def test_desc_limit_finds_the_latest_entry_whatever_its_spelling(
     )
     assert code == 0, err
     assert _messages(out) == ["Check failed: latest"]
+
+
+def test_one_pass_with_every_plausible_instant_answers_as_the_span_would(tmp_path: Path) -> None:
+    """How the command line replays an export without window flags in one pass: queries
+    whose window is every instant that counts for the span, the span reported after."""
+    entries = _crashes()
+    entries.append(container_entry("Check failed: absurd", timestamp="2999-01-01T00:00:00Z"))
+    entries.append(container_entry("Check failed: no time"))
+    entries[-1].pop("timestamp")
+    path = _lines(tmp_path / "a.jsonl", entries)
+    now = parse_timestamp_ns("2027-01-01T00:00:00Z")
+    target = Target(workloads=(parse_workload("jobset:llama-train"),))
+
+    def fetches(window: Window) -> list[Fetch]:
+        return [
+            Fetch(query, 10) for query in queries_of(ACTIONS["errors"], Request(target, window))
+        ]
+
+    err = io.StringIO()
+    source = FileSource([str(path)], err=err, now_ns=now)
+    answers = source.run(fetches(plausible_window(now)))
+    span = source.span()
+    assert source.passes == 1
+    assert span == Window(
+        parse_timestamp_ns("2026-10-22T11:20:00Z"), parse_timestamp_ns("2026-10-22T11:30:00.5Z")
+    )
+    reference = FileSource([str(path)], err=io.StringIO(), now_ns=now).run(fetches(span))
+    assert [r.entries for r in answers] == [r.entries for r in reference]
+    assert [e["textPayload"] for e in answers[0].entries] == [
+        "Check failed: first",
+        "Check failed: last",
+    ]
+    assert "no usable top-level timestamp" in err.getvalue()
+    assert "2999-01-01T00:00:00Z" in err.getvalue()

@@ -4,8 +4,8 @@ The same pass learns the exports' span (their earliest and latest top-level
 timestamps), so `span()` after a run costs nothing; before any run it reads
 the exports once for it. To replay an export as a whole in one pass, build
 the queries with `plausible_window()`: every instant an entry may count with
-(1970 to a day after now), which selects exactly the entries the span would,
-and report `span()` as the window afterwards.
+(after the epoch, to a day after now), which selects exactly the entries the
+span would, and report `span()` as the window afterwards.
 
 With `fast_path`, blocks of records go through the scanner and only records
 some filter may match are parsed (and of those, only the ones that can still
@@ -44,8 +44,9 @@ from pathways_workload.window import Window
 
 
 def plausible_window(now_ns: int) -> Window:
-    """Every instant an entry's timestamp may have and still count for the export's span."""
-    return Window(0, now_ns + DAY_NS)
+    """Every instant an entry's timestamp may have and still count for the export's span:
+    after the epoch (which an entry without a timestamp has by default), to a day after now."""
+    return Window(1, now_ns + DAY_NS)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -8,10 +8,11 @@ an extreme second are parsed. Any other block (a record without a timestamp,
 a second "timestamp" key in a payload, an offset, spaces) is read record by
 record, and a record its text cannot settle is parsed.
 
-Only instants from 1970 to a day after now make the span: an entry with an
-absurd time is counted and named in a warning instead of stretching the
-window, and so is an entry without a usable top-level timestamp (none, not a
-string, not a time), which no query with a time window can return.
+Only instants after the Unix epoch and up to a day after now make the span
+(a time of zero is the mark of an unset one): an entry with an absurd time is
+counted and named in a warning instead of stretching the window, and so is an
+entry without a usable top-level timestamp (none, not a string, not a time),
+which no query with a time window can return.
 
 Known limit: in JSON Lines, a record whose only "timestamp" keys are nested
 in its payload is read by those; Cloud Logging gives every entry a top-level
@@ -108,7 +109,7 @@ class SpanTracker:
         """Count one record's top-level time (None: it has no usable one)."""
         if instant is None:
             self.missing.add(record, "")
-        elif not 0 <= instant <= self._ceiling:
+        elif not 0 < instant <= self._ceiling:
             self.absurd.add(record, text or format_timestamp_ns(instant))
         else:
             self.earliest = instant if self.earliest is None else min(self.earliest, instant)
@@ -139,7 +140,7 @@ class SpanTracker:
         if not aligned:
             return self._by_record(block)
         low, high = min(stamps)[:SECONDS], max(stamps)[:SECONDS]
-        if low < self._low or high >= self._high:
+        if low <= self._low or high >= self._high:
             return dataclasses.replace(self._by_record(block), aligned=True)
         self._extremes(low, high, joined)
         return BlockTimes(low, high, complete=True, aligned=True)
@@ -217,7 +218,8 @@ class SpanTracker:
         entries = "1 entry has" if count == 1 else f"{count} entries have"
         it, them = ("it is", "it") if count == 1 else ("they are", "them")
         return [
-            f"warning: {entries} a timestamp before 1970 or more than a day after now "
+            f"warning: {entries} a timestamp at or before 1970-01-01T00:00:00Z or more "
+            "than a day after now "
             f"(first at {self.absurd.where()}: {self.absurd.first[1]}); {it} outside the "
             f"export's span: pass --start_time and --end_time to include {them}"
         ]
