@@ -1,16 +1,26 @@
-"""Offline replay speed and memory: `--action=errors` and `--action=triage` on a big export.
+"""Offline replay speed and memory, as ratios to a plain json.loads pass over the same export.
 
-Prints figures; it asserts nothing. Compares the replay with a plain `json.loads`
-of every line (target: ratio at most 1.0), with `jq` doing the equivalent select
-(target: at least 5 times faster), and reports peak memory (target: under 200 MB,
-also for a 1.5 GB export with --big).
+Writes, in a temporary folder, a JSON Lines export of a 64-host JobSet (4 slices of 16 hosts,
+plus its head pod and a few other pods and nodes): by default 300,000 entries of about 850
+bytes over one hour, about 0.1% of them crash lines, each written by
+`json.dumps(sort_keys=True)` on its own line and shuffled within its minute as a log sink
+writes them; the same entries as gcloud's indented JSON array; and both gzipped. Each figure
+is the best of --repeat runs of a child process (the tool as a user runs it), and each ratio
+compares with a json.loads pass over every line of the JSON Lines export, also a child process,
+measured in the same run. With --big, also the peak memory of replaying a 1.5 GB export.
 
-    python3 benchmarks/bench_offline.py [--entries=300000] [--big]
+    python3 benchmarks/bench_offline.py [--entries=300000] [--repeat=3] [--big]
+                                        [--scripts=DIR] [--folder=DIR]
+
+--scripts measures another checkout's scripts/ folder on the same exports (for example the
+code before a change, from `git archive`); --folder keeps the exports there and reuses them
+on the next run. It prints figures; it asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import random
@@ -19,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,133 +39,268 @@ from tests.logentry import container_line, pod_labels  # noqa: E402
 
 from pathways_workload.terms import CRASH_TERMS  # noqa: E402
 
-WINDOW = ("--start_time=2026-10-22T10:00:00Z", "--duration=4h")
-BENIGN = (
-    "I/O step finished in {n} ms",
-    "completed step: {n}, seconds: 0.166, TFLOP/s/device: 41.524, loss: 2.17",
-    "Transferring {n} buffers to device 3",
-    "MegaScale transport heartbeat from peer {n} ok",
-    "gRPC server handled request {n} in 12 ms",
+START = 1792666800  # 2026-10-22T11:00:00Z
+HOUR = 3600
+WORKLOAD = "--jobset_name=llama-train"
+WINDOW = ("--start_time=2026-10-22T11:00:00Z", "--duration=1h")
+BIG_BYTES = 1_500_000_000
+JSON_LOADS = "import json, sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)\n"
+MESSAGES = (
+    "I1022 {clock} {tid} program_executor.cc:{line}] Executed program {n} in {ms} ms; "
+    "host memory in use {gib} GiB",
+    "I1022 {clock} {tid} megascale_transport.cc:{line}] Heartbeat from peer {peer} ok; "
+    "{pending} sends outstanding",
+    "I1022 {clock} {tid} step_timer.cc:{line}] completed step: {n}, seconds: 0.{ms}, "
+    "TFLOP/s/device: 41.{pending}",
+    "W1022 {clock} {tid} buffer_cache.cc:{line}] Evicting {pending} cached buffers "
+    "({gib} GiB) for program {n}",
 )
 
 
-def synthetic_entry(rng: random.Random, index: int) -> dict[str, object]:
-    """A k8s_container line of about 570 bytes (as in the issue's 170 MB for 300,000 entries),
-    mostly benign, a few crash lines."""
-    jobset = "llama-train" if rng.random() < 0.85 else "llama-train-eval"
-    slice_index, host = rng.randrange(4), rng.randrange(4)
-    text = rng.choice(BENIGN).format(n=index)
-    if rng.random() < 0.003:
-        text = f"{rng.choice(CRASH_TERMS)}: synthetic failure {index}"
-    seconds = 36000 + index * 14400 // 300000
-    stamp = f"2026-10-22T{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-    severity = rng.choice(("INFO", "INFO", "INFO", "WARNING", "ERROR"))
-    return container_line(
-        text,
-        pod=f"{jobset}-worker-{slice_index}-{host}-x7k2p",
-        container="pathways-worker",
-        node=f"gke-pw-tpu-np-{slice_index}-abcd-{host}",
-        timestamp=f"{stamp}.{rng.randrange(10**9):09d}Z",
-        insert_id=f"{index:016x}",
-        labels=pod_labels({"jobset.sigs.k8s.io/jobset-name": jobset}),
-        severity=severity,
+def _pods(rng: random.Random) -> list[tuple[str, str, str, dict[str, str]]]:
+    """(pod, container, node, labels) of every container that logs."""
+
+    def suffix() -> str:
+        return "".join(rng.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
+
+    pods = []
+    for job_index in range(4):
+        for host in range(16):
+            labels = pod_labels(
+                {
+                    "batch.kubernetes.io/job-completion-index": str(host),
+                    "batch.kubernetes.io/job-name": f"llama-train-worker-{job_index}",
+                    "jobset.sigs.k8s.io/job-index": str(job_index),
+                    "jobset.sigs.k8s.io/jobset-name": "llama-train",
+                }
+            )
+            pod = f"llama-train-worker-{job_index}-{host}-{suffix()}"
+            node = f"gke-pw-cluster-tpu-np-{job_index}-8a1b2c3d-{suffix()}"
+            pods.append((pod, "pathways-worker", node, labels))
+    head = f"llama-train-pathways-head-0-0-{suffix()}"
+    head_labels = pod_labels({"jobset.sigs.k8s.io/jobset-name": "llama-train"})
+    for container in ("pathways-rm", "pathways-proxy", "jax-tpu"):
+        pods.append((head, container, "gke-pw-cluster-cpu-np-5e6f7a8b-h3d2", head_labels))
+    other = pod_labels({"jobset.sigs.k8s.io/jobset-name": "llama-eval"})
+    pods.append((f"llama-eval-worker-0-0-{suffix()}", "pathways-worker", "gke-pw-other", other))
+    return pods
+
+
+def _message(rng: random.Random, index: int, second: int) -> str:
+    if rng.random() < 0.001:
+        return f"E1022 11:{second // 60 % 60:02d}:00 {rng.choice(CRASH_TERMS)}: synthetic {index}"
+    clock = f"11:{second // 60 % 60:02d}:{second % 60:02d}.{rng.randrange(10**6):06d}"
+    return rng.choice(MESSAGES).format(
+        clock=clock,
+        tid=rng.randrange(1000, 9999),
+        line=rng.randrange(50, 900),
+        n=index,
+        ms=rng.randrange(10, 999),
+        gib=f"{rng.uniform(10, 300):.1f}",
+        pending=rng.randrange(0, 99),
+        peer=rng.randrange(64),
     )
 
 
-def write_export(path: Path, entries: int) -> None:
+def entries(count: int) -> Iterator[list[dict[str, object]]]:
+    """The export's entries, one minute at a time, shuffled within the minute."""
     rng = random.Random(7)
-    with path.open("w") as handle:
-        for index in range(entries):
-            handle.write(json.dumps(synthetic_entry(rng, index)) + "\n")
+    pods = _pods(rng)
+    per_minute = max(1, count // 60)
+    for minute in range(0, count, per_minute):
+        batch = []
+        for index in range(minute, min(count, minute + per_minute)):
+            second = index * HOUR // count
+            pod, container, node, labels = rng.choice(pods)
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(START + second))
+            nanos = f"{rng.randrange(10**9):09d}"
+            batch.append(
+                container_line(
+                    _message(rng, index, second),
+                    pod=pod,
+                    container=container,
+                    node=node,
+                    timestamp=f"{stamp}.{nanos}Z",
+                    receive_timestamp=f"{stamp}.{nanos[:6]}999Z",
+                    insert_id="".join(
+                        rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(16)
+                    ),
+                    labels=labels,
+                    severity=rng.choice(("INFO", "INFO", "INFO", "WARNING", "ERROR")),
+                )
+            )
+        rng.shuffle(batch)
+        yield batch
+
+
+def write_exports(folder: Path, count: int) -> dict[str, Path]:
+    """The JSON Lines export, gcloud's array of the same entries, and both gzipped."""
+    paths = {
+        "lines": folder / f"export-{count}.jsonl",
+        "array": folder / f"export-{count}.json",
+        "lines.gz": folder / f"export-{count}.jsonl.gz",
+        "array.gz": folder / f"export-{count}.json.gz",
+    }
+    if all(path.exists() for path in paths.values()):
+        return paths
+    with (
+        paths["lines"].open("w") as lines,
+        paths["array"].open("w") as array,
+        gzip.open(paths["lines.gz"], "wt", compresslevel=6) as lines_gz,
+        gzip.open(paths["array.gz"], "wt", compresslevel=6) as array_gz,
+    ):
+        first = True
+        for batch in entries(count):
+            for entry in batch:
+                line = json.dumps(entry, sort_keys=True) + "\n"
+                lines.write(line)
+                lines_gz.write(line)
+                item = json.dumps(entry, indent=2, sort_keys=True, ensure_ascii=False)
+                item = ("[\n" if first else ",\n") + "  " + item.replace("\n", "\n  ")
+                array.write(item)
+                array_gz.write(item)
+                first = False
+        array.write("\n]\n")
+        array_gz.write("\n]\n")
+    return paths
 
 
 def measure(command: list[str]) -> tuple[float, float]:
     """Wall seconds and peak resident memory (MB) of a child process."""
     start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
     elapsed = time.perf_counter() - start
+    assert child.stderr is not None
     if status:
-        raise SystemExit(f"{command[:3]} failed with status {status}")
+        raise SystemExit(f"{command[2:5]} failed: {child.stderr.read().decode()[-500:]}")
     return elapsed, usage.ru_maxrss / 1024
 
 
-def json_loads_seconds(path: Path) -> float:
-    start = time.perf_counter()
-    with path.open("rb") as handle:
-        for line in handle:
-            json.loads(line)
-    return time.perf_counter() - start
+def best(command: list[str], repeat: int) -> tuple[float, float, list[float]]:
+    runs = [measure(command) for _ in range(repeat)]
+    times = [seconds for seconds, _ in runs]
+    return min(times), max(peak for _, peak in runs), times
 
 
-def jq_command(path: Path) -> list[str]:
-    pattern = "|".join(
-        term.lower().replace("(", "\\\\(").replace(")", "\\\\)").replace(".", "\\\\.")
-        for term in CRASH_TERMS
-    )
-    program = (
-        'select(.labels["k8s-pod/jobset_sigs_k8s_io/jobset-name"] == "llama-train" and '
-        f'((.textPayload // .jsonPayload.message // "") | test("{pattern}"; "i")))'
-    )
-    return ["jq", "-c", program, str(path)]
+def one_pass(path: Path, action: str) -> str:
+    """A child program doing what an action without window flags does in one pass:
+    queries whose window is every plausible instant, the export's span reported after."""
+    return f"""
+import sys, time
+from pathways_workload import target
+from pathways_workload.arguments import build_parser, options_from, target_flags
+from pathways_workload.query import Request
+from pathways_workload.registry import ACTIONS
+from pathways_workload.runner import Output, run_action
+from pathways_workload.sources.files import FileSource, plausible_window
+args = build_parser().parse_args(["--action={action}", "{WORKLOAD}", "--logs_file={path}"])
+source = FileSource(args.logs_file, err=sys.stderr)
+window = plausible_window(time.time_ns())
+request = Request(target.from_flags(target_flags(args)), window, options_from(args))
+run_action(ACTIONS["{action}"], request, source, Output(sys.stdout, sys.stderr))
+sys.stderr.write(source.span().describe() + "\\n")
+"""
 
 
-def report(path: Path) -> None:
-    size_mb = path.stat().st_size / 1e6
-    tool = [
-        sys.executable,
-        str(ROOT / "scripts" / "debug_workload.py"),
-        f"--logs_file={path}",
-        "--jobset_name=llama-train",
-        *WINDOW,
-    ]
-    loads = json_loads_seconds(path)
-    errors, errors_mb = measure([*tool, "--action=errors", "--limit=1000"])
-    triage, triage_mb = measure([*tool, "--action=triage"])
-    print(f"export: {path.name}, {size_mb:.0f} MB")
-    print(f"json.loads of every line:   {loads:6.2f} s")
-    print(
-        f"--action=errors:            {errors:6.2f} s  ratio {errors / loads:.2f}  "
-        f"peak {errors_mb:.0f} MB"
-    )
-    print(
-        f"--action=triage:            {triage:6.2f} s  {triage / errors:.2f}x errors  "
-        f"peak {triage_mb:.0f} MB"
-    )
-    if shutil.which("jq"):
-        jq, jq_mb = measure(jq_command(path))
-        print(
-            f"jq equivalent select:       {jq:6.2f} s  tool is {jq / errors:.1f}x faster  "
-            f"(jq peak {jq_mb:.0f} MB)"
+class Bench:
+    """The rows of the table, each measured against the json.loads pass of the same run."""
+
+    def __init__(self, scripts: Path, paths: dict[str, Path], repeat: int) -> None:
+        self.scripts = scripts
+        self.paths = paths
+        self.repeat = repeat
+        self.loads, _, self.loads_runs = best(
+            [sys.executable, "-c", JSON_LOADS, str(paths["lines"])], repeat
         )
+        self.seen: dict[str, float] = {}
+
+    def tool(self, layout: str, *args: str) -> list[str]:
+        script = str(self.scripts / "debug_workload.py")
+        return [sys.executable, script, f"--logs_file={self.paths[layout]}", WORKLOAD, *args]
+
+    def row(self, name: str, command: list[str], versus: str | None = None) -> None:
+        seconds, peak, runs = best(command, self.repeat)
+        self.seen[name] = seconds
+        ratio = f"{seconds / self.loads:5.2f}x json.loads"
+        if versus:
+            ratio += f"   {seconds / self.seen[versus]:4.2f}x {versus}"
+        spread = " ".join(f"{run:.2f}" for run in runs)
+        print(f"{name:<34} {seconds:6.2f} s  {ratio}   peak {peak:4.0f} MB   runs: {spread}")
+
+
+def report(bench: Bench) -> None:
+    lines = bench.paths["lines"]
+    spread = " ".join(f"{run:.2f}" for run in bench.loads_runs)
+    print(
+        f"export: {lines.stat().st_size / 1e6:.0f} MB JSON Lines, "
+        f"{bench.paths['array'].stat().st_size / 1e6:.0f} MB gcloud array, "
+        f"{bench.paths['lines.gz'].stat().st_size / 1e6:.0f} MB gzipped"
+    )
+    print(
+        f"{'json.loads of every line':<34} {bench.loads:6.2f} s  1.00x               runs: {spread}"
+    )
+    bench.row("errors, no window flags", bench.tool("lines", "--action=errors"))
+    bench.row("errors, window flags", bench.tool("lines", "--action=errors", *WINDOW))
+    bench.row("triage, no window flags", bench.tool("lines", "--action=triage"))
+    bench.row(
+        "errors, gzipped", bench.tool("lines.gz", "--action=errors"), "errors, no window flags"
+    )
+    bench.row(
+        "triage, gzipped", bench.tool("lines.gz", "--action=triage"), "triage, no window flags"
+    )
+    bench.row(
+        "errors, gcloud array", bench.tool("array", "--action=errors"), "errors, no window flags"
+    )
+    bench.row(
+        "triage, gcloud array", bench.tool("array", "--action=triage"), "triage, no window flags"
+    )
+    bench.row(
+        "triage, gcloud array gzipped",
+        bench.tool("array.gz", "--action=triage"),
+        "triage, gcloud array",
+    )
+    if (bench.scripts / "pathways_workload" / "sources" / "span.py").exists():
+        for action in ("errors", "triage"):
+            for layout, versus in (("lines", None), ("lines.gz", "lines"), ("array", "lines")):
+                name = f"{action}, one pass, {layout}"
+                program = [sys.executable, "-c", one_pass(bench.paths[layout], action)]
+                command = ["env", f"PYTHONPATH={bench.scripts}", *program]
+                bench.row(name, command, f"{action}, one pass, {versus}" if versus else None)
+
+
+def big_export(paths: dict[str, Path], folder: Path) -> Path:
+    """About 1.5 GB of JSON Lines: the export repeated."""
+    big = folder / "big.jsonl"
+    if big.exists():
+        return big
+    with big.open("wb") as handle:
+        while handle.tell() < BIG_BYTES:
+            with paths["lines"].open("rb") as part:
+                shutil.copyfileobj(part, handle, 1 << 22)
+    return big
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--entries", type=int, default=300_000)
-    parser.add_argument("--big", action="store_true", help="also a 1.5 GB export (memory)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--big", action="store_true", help="also the peak memory on 1.5 GB")
+    parser.add_argument("--scripts", type=Path, default=ROOT / "scripts")
+    parser.add_argument("--folder", type=Path, help="keep the exports here, reuse them")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "export.jsonl"
-        write_export(path, args.entries)
-        report(path)
+    with tempfile.TemporaryDirectory(prefix="bench-offline-") as name:
+        folder = args.folder or Path(name)
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = write_exports(folder, args.entries)
+        bench = Bench(args.scripts, paths, args.repeat)
+        report(bench)
         if args.big:
-            big = Path(folder) / "big.jsonl"
-            with big.open("wb") as handle:
-                for _ in range(9):
-                    with path.open("rb") as part:
-                        shutil.copyfileobj(part, handle)
-            _, peak = measure(
-                [
-                    sys.executable,
-                    str(ROOT / "scripts" / "debug_workload.py"),
-                    f"--logs_file={big}",
-                    "--jobset_name=llama-train",
-                    *WINDOW,
-                    "--action=errors",
-                ]
-            )
-            print(f"--action=errors on {big.stat().st_size / 1e9:.1f} GB: peak {peak:.0f} MB")
+            paths["big"] = big_export(paths, folder)
+            for action in ("errors", "triage"):
+                seconds, peak = measure(bench.tool("big", f"--action={action}"))
+                size = paths["big"].stat().st_size / 1e9
+                print(f"{action} on {size:.1f} GB: {seconds:.1f} s, peak {peak:.0f} MB")
 
 
 if __name__ == "__main__":
