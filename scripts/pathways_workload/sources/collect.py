@@ -57,10 +57,8 @@ class Collector:
         return seconds < self.bound_text if self.descending else seconds > self.bound_text
 
     def consider(self, record: Record) -> None:
-        """Parse a record and keep it if it matches and may enter (its entry is parsed again
-        at the end: holding parsed entries would cost several times their text)."""
+        """Parse a record (once) and keep it if it matches and may enter."""
         entry = record.entry()
-        record.parsed = None
         key = (*sort_key(entry), record.order)
         if self.bound is not None and (key < self.bound if self.descending else key > self.bound):
             return
@@ -115,20 +113,32 @@ class Collector:
             self._look(
                 list(zip(_estimates(block, times, len(spans)), spans)),
                 functools.partial(_span_record, block),
+                owned=True,
             )
-        self._look(records, lambda record: record)
+        self._look(records, lambda record: record, owned=False)
 
-    def _look(self, candidates: Sequence[tuple[Estimate, T]], make: Callable[[T], Record]) -> None:
-        """Records whose time is unknown first, then the rest in the fetch's order."""
-        for estimate, item in candidates:
-            if estimate is None:
-                self.consider(make(item))
+    def _look(
+        self,
+        candidates: Sequence[tuple[Estimate, T]],
+        make: Callable[[T], Record],
+        owned: bool,
+    ) -> None:
+        """Records whose time is unknown first, then the rest in the fetch's order.
+
+        A record this fetch alone looks at (`owned`) drops its parsed entry after:
+        a kept one is parsed again at the end, since holding parsed entries would
+        cost several times their text.
+        """
+        unknown = [item for estimate, item in candidates if estimate is None]
         known = [(estimate, item) for estimate, item in candidates if estimate is not None]
         known.sort(key=lambda pair: pair[0] or b"", reverse=self.descending)
-        for estimate, item in known:
+        for estimate, item in [(None, item) for item in unknown] + known:
             if estimate is not None and self.beyond(estimate[:SECONDS]):
                 break
-            self.consider(make(item))
+            record = make(item)
+            self.consider(record)
+            if owned:
+                record.parsed = None
 
     def result(self) -> Result:
         """The kept entries, as Cloud Logging's pages would give them."""

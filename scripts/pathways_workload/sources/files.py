@@ -132,10 +132,11 @@ class FileSource:
     def _simple_pass(self, collectors: list[Collector], tracker: SpanTracker) -> None:
         for number, export in enumerate(self.files()):
             for item in simple_export(export, number):
-                for record in item if isinstance(item, list) else line_records(item):
-                    tracker.entry(record)
-                    for collector in collectors:
-                        collector.consider(record)
+                _every(
+                    item if isinstance(item, list) else list(line_records(item)),
+                    collectors,
+                    tracker,
+                )
 
     def _span_pass(self, tracker: SpanTracker) -> None:
         def look(block: Block) -> _SpanLook:
@@ -177,6 +178,7 @@ def _every(records: Sequence[Record], collectors: list[Collector], tracker: Span
         tracker.entry(record)
         for collector in collectors:
             collector.consider(record)
+        record.parsed = None  # a kept record is parsed again at the end
 
 
 def _offer(
