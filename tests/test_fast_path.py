@@ -40,8 +40,26 @@ def _fetches(target: Target, window: Window, nodes: tuple[str, ...]) -> list[Fet
 
 
 def _answers(paths: list[str], fetches: list[Fetch], fast: bool) -> list[Any]:
+    """Each fetch's entries and whether it was cut, the span, and how many matched in all."""
     source = FileSource(paths, fast_path=fast)
-    return [(r.entries, r.truncated) for r in source.run(fetches)] + [source.span()]
+    results = source.run(fetches)
+    return [(r.entries, r.truncated) for r in results] + [source.span(), _Counts(results)]
+
+
+class _Counts:
+    """How many entries each fetch matched in all; a count the fast path does not know (None)
+    equals any."""
+
+    def __init__(self, results: list[Any]) -> None:
+        self.counts = [result.matched for result in results]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Counts) and all(
+            None in (mine, theirs) or mine == theirs
+            for mine, theirs in zip(self.counts, other.counts)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _write_lines(path: Path, entries: list[dict[str, Any]], ensure_ascii: bool) -> Path:

@@ -12,11 +12,15 @@ a gzipped export needs no reading backwards.
 
 Entries are ordered as Cloud Logging orders them, by timestamp with
 nanoseconds and then insertId, and last by their place in the exports, so
-the answer never depends on the order records were looked at.
+the answer never depends on the order records were looked at. How many
+entries matched in all is known exactly unless something was dropped
+unparsed; the first bound waits for a few matches past the limit, so small
+answers keep their exact count.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -44,6 +48,8 @@ class Collector:
         self.descending = fetch.order == "desc"
         self.kept: list[tuple[Key, Record]] = []
         self.matched = 0
+        self.counted = True  # every candidate was matched: `matched` is the total
+        self.slack = max(64, fetch.limit // 8)
         self.bound: Key | None = None
         self.bound_text = b""
         self._blocks: list[tuple[Block, BlockTimes]] = []
@@ -59,16 +65,17 @@ class Collector:
     def consider(self, record: Record) -> None:
         """Parse a record (once) and keep it if it matches and may enter."""
         entry = record.entry()
-        key = (*sort_key(entry), record.order)
-        if self.bound is not None and (key < self.bound if self.descending else key > self.bound):
-            return
         if not self.compiled.matches(entry):
             return
         self.matched += 1
+        key = (*sort_key(entry), record.order)
+        if self.bound is not None and (key < self.bound if self.descending else key > self.bound):
+            return
         self.kept.append((key, record))
-        if (self.bound is None and self.matched > self.fetch.limit) or len(
+        limit = self.fetch.limit
+        if (self.bound is None and self.matched > limit + self.slack) or len(
             self.kept
-        ) >= 2 * self.fetch.limit + 64:
+        ) >= 2 * limit + 64:
             self._trim()
 
     def _trim(self) -> None:
@@ -78,15 +85,21 @@ class Collector:
             self.bound = self.kept[-1][0]
             self.bound_text = seconds_text(self.bound[0])
 
+    def _dropped(self) -> None:
+        """Candidates were dropped unparsed: how many matched in all is no longer known."""
+        self.counted = False
+
     def offer_block(self, block: Block, times: BlockTimes) -> None:
         """Every record of a block is a candidate."""
         if times.complete and self.beyond(times.high if self.descending else times.low):
+            self._dropped()
             return
         self._blocks.append((block, times))
         self._wait(len(block.data))
 
     def offer_record(self, record: Record, estimate: Estimate) -> None:
         if estimate is not None and self.beyond(estimate):
+            self._dropped()
             return
         self._records.append((estimate, record))
         self._wait(len(record.raw))
@@ -108,6 +121,7 @@ class Collector:
         )
         for block, times in unsure + sure:
             if times.complete and self.beyond(times.high if self.descending else times.low):
+                self._dropped()
                 break
             spans = block.framing.spans(block.data)
             self._look(
@@ -134,6 +148,7 @@ class Collector:
         known.sort(key=lambda pair: pair[0] or b"", reverse=self.descending)
         for estimate, item in [(None, item) for item in unknown] + known:
             if estimate is not None and self.beyond(estimate[:SECONDS]):
+                self._dropped()
                 break
             record = make(item)
             self.consider(record)
@@ -144,7 +159,8 @@ class Collector:
         """The kept entries, as Cloud Logging's pages would give them."""
         self.settle()
         self._trim()
-        return as_paged(self.fetch, [record.entry() for _, record in self.kept], self.matched)
+        result = as_paged(self.fetch, [record.entry() for _, record in self.kept], self.matched)
+        return result if self.counted else dataclasses.replace(result, matched=None)
 
 
 def _span_record(block: Block, span: tuple[int, int]) -> Record:
