@@ -2,13 +2,15 @@
 
 Candidates wait, unparsed, until the end of the pass or until they hold more
 bytes than a budget: whole blocks (for a fetch whose every record is a
-candidate) and single records. Then they are taken in the fetch's order by
-what their text says of their time: blocks by their earliest (latest) second,
-records by their second. Once more than `limit` entries matched, the limit-th
-one is a bound: a block or record whose second lies strictly beyond it can
-never be returned and is dropped unparsed. So a fetch of the latest lines,
-read forwards, parses about `limit` records per budget's worth of export, and
-a gzipped export needs no reading backwards.
+candidate) and single records; a block of an uncompressed export waits as its
+place in the file, read again if it is looked at, so it costs no memory. Then
+they are taken in the fetch's order by what their text says of their time:
+blocks by their earliest (latest) second, records by their second. Once more
+than `limit` entries matched, the limit-th one is a bound: a block or record
+whose second lies strictly beyond it can never be returned and is dropped
+unparsed. So a fetch of the latest lines, read forwards, parses about `limit`
+records (per budget's worth of a gzipped export), and needs no reading
+backwards.
 
 Entries are ordered as Cloud Logging orders them, by timestamp with
 nanoseconds and then insertId, and last by their place in the exports, so
@@ -33,10 +35,24 @@ from pathways_workload.sources.records import Record
 from pathways_workload.sources.span import SECONDS, BlockTimes, seconds_text
 
 PENDING_BYTES = 64 << 20
+# What a block waiting as its place in the file counts against the budget.
+_SHELVED_BYTES = 256
 Key = tuple[int, str, tuple[int, int]]
 # What a record's text says of its time: its seconds (`YYYY-MM-DDTHH:MM:SS`), or None.
 Estimate = bytes | None
 T = TypeVar("T")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Shelved:
+    """A block of an uncompressed export, waiting as its place in the file."""
+
+    block: Block
+    size: int
+
+    def load(self) -> Block:
+        data = self.block.export.read_at(self.block.offset, self.size)
+        return dataclasses.replace(self.block, data=data)
 
 
 class Collector:
@@ -52,7 +68,7 @@ class Collector:
         self.slack = max(64, fetch.limit // 8)
         self.bound: Key | None = None
         self.bound_text = b""
-        self._blocks: list[tuple[Block, BlockTimes]] = []
+        self._blocks: list[tuple[Block | _Shelved, BlockTimes]] = []
         self._records: list[tuple[Estimate, Record]] = []
         self._pending = 0
 
@@ -94,8 +110,13 @@ class Collector:
         if times.complete and self.beyond(times.high if self.descending else times.low):
             self._dropped()
             return
-        self._blocks.append((block, times))
-        self._wait(len(block.data))
+        if block.reloadable:
+            shelved = dataclasses.replace(block, data=b"")
+            self._blocks.append((_Shelved(shelved, len(block.data)), times))
+            self._wait(_SHELVED_BYTES)
+        else:
+            self._blocks.append((block, times))
+            self._wait(len(block.data))
 
     def offer_record(self, record: Record, estimate: Estimate) -> None:
         if estimate is not None and self.beyond(estimate):
@@ -119,10 +140,11 @@ class Collector:
             key=lambda pair: pair[1].high if self.descending else pair[1].low,
             reverse=self.descending,
         )
-        for block, times in unsure + sure:
+        for waiting, times in unsure + sure:
             if times.complete and self.beyond(times.high if self.descending else times.low):
                 self._dropped()
                 break
+            block = waiting.load() if isinstance(waiting, _Shelved) else waiting
             spans = block.framing.spans(block.data)
             self._look(
                 list(zip(_estimates(block, times, len(spans)), spans)),

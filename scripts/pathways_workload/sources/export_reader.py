@@ -14,6 +14,7 @@ a query would have looked at the bad line.
 from __future__ import annotations
 
 import dataclasses
+import gzip
 from collections.abc import Callable, Generator, Iterator
 from typing import Generic, Protocol, TypeVar
 
@@ -46,13 +47,18 @@ _FOREIGN_ZEROS = {
 
 @dataclasses.dataclass(frozen=True)
 class Block:
-    """Whole records of export number `number` in its framing, `offset` bytes into it."""
+    """Whole records of export number `number` in its framing, `offset` bytes into it.
+
+    `reloadable`: the export is not compressed, so the block can be read again
+    from its offset instead of being held in memory.
+    """
 
     data: bytes
     export: ExportFile
     offset: int
     framing: Framing
     number: int = 0
+    reloadable: bool = False
 
     def record(self, start: int, end: int) -> Record:
         raw = self.framing.record(self.data, start, end)
@@ -167,7 +173,9 @@ def _tail(stream: Stream, framing: Framing) -> bytes:
     return records + b"\n" if records else b""
 
 
-def framed_blocks(stream: Stream, framing: Framing, number: int) -> Generator[Block, None, None]:
+def framed_blocks(
+    stream: Stream, framing: Framing, number: int, reloadable: bool = False
+) -> Generator[Block, None, None]:
     """The export as blocks of whole records (a long record makes its block longer)."""
     while not stream.eof:
         if len(stream.buffer) < READ_BYTES:
@@ -180,13 +188,13 @@ def framed_blocks(stream: Stream, framing: Framing, number: int) -> Generator[Bl
         offset = stream.offset
         data = stream.drop(cut)
         check_text(stream.export, data, offset)
-        yield Block(data, stream.export, offset, framing, number)
+        yield Block(data, stream.export, offset, framing, number, reloadable)
     offset = stream.offset
     data = _tail(stream, framing)
     stream.drop(len(stream.buffer))
     if data:
         check_text(stream.export, data, offset)
-        yield Block(data, stream.export, offset, framing, number)
+        yield Block(data, stream.export, offset, framing, number, reloadable)
 
 
 def _decoded(stream: Stream, number: int) -> Iterator[Decoded]:
@@ -210,7 +218,8 @@ def read_export(
             yield from _decoded(stream, number)
             return
         stream.drop(layout.header, count_lines=True)
-        with Ahead(framed_blocks(stream, layout.framing, number)) as blocks:
+        reloadable = not isinstance(handle, gzip.GzipFile)
+        with Ahead(framed_blocks(stream, layout.framing, number, reloadable)) as blocks:
             for block in blocks:
                 found = look(block)
                 if not (found.broken and isinstance(block.framing, ObjectFraming)):

@@ -160,6 +160,7 @@ class FileSource:
         self, filters: list[CompiledFilter], collectors: list[Collector], tracker: SpanTracker
     ) -> None:
         scanner = BlockScanner(filters)
+        learn = self._tracker is None  # after the first pass, times only for whole blocks
         with Ahead(self._items(scanner.look)) as items:
             for item in items:
                 if isinstance(item, list):
@@ -167,7 +168,7 @@ class FileSource:
                 elif item.look.broken:
                     _every(list(line_records(item.block)), collectors, tracker)
                 else:
-                    _offer(item.block, item.look, scanner.everything, collectors, tracker)
+                    _offer(item.block, item.look, scanner.everything, collectors, tracker, learn)
         for collector in collectors:
             collector.settle()
 
@@ -187,11 +188,13 @@ def _offer(
     everything: tuple[int, ...],
     collectors: list[Collector],
     tracker: SpanTracker,
+    learn: bool,
 ) -> None:
     """A scanned block's candidates to the fetches they may match."""
-    times = tracker.block(block, scan.ambiguous)
-    for index in everything:
-        collectors[index].offer_block(block, times)
+    if learn or everything:
+        times = tracker.block(block, scan.ambiguous)
+        for index in everything:
+            collectors[index].offer_block(block, times)
     for start, end, wanted in scan.candidates:
         record = block.record(start, end)
         estimate = _estimate(record, block)

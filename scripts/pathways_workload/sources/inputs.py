@@ -77,6 +77,15 @@ class ExportFile:
         except OSError as error:
             raise InputFileError(f"{self.name}: cannot read it ({error.strerror})") from None
 
+    def read_at(self, offset: int, size: int) -> bytes:
+        """`size` raw bytes from `offset`, read again (an uncompressed export's block)."""
+        with self.open() as handle:
+            handle.seek(offset)
+            data = handle.read(size)
+        if len(data) != size:
+            raise InputFileError(f"{self.name}: the file changed while it was read; read it again")
+        return data
+
 
 def _spooled(name: str, stream: IO[bytes]) -> ExportFile:
     # Kept open as long as the export is: later stages read it again.
