@@ -176,19 +176,26 @@ def _tail(stream: Stream, framing: Framing) -> bytes:
 def framed_blocks(
     stream: Stream, framing: Framing, number: int, reloadable: bool = False
 ) -> Generator[Block, None, None]:
-    """The export as blocks of whole records (a long record makes its block longer)."""
-    while not stream.eof:
-        if len(stream.buffer) < READ_BYTES:
-            stream.more(READ_BYTES - len(stream.buffer))
-            continue
-        cut = framing.cut(stream.buffer)
+    """The export as blocks of whole records (a long record makes its block longer).
+
+    Bytes are read into one reused buffer and copied once, into their block;
+    what follows the block's last whole record waits in the stream's buffer.
+    """
+    scratch = bytearray(READ_BYTES)
+    while filled := stream.read_into(scratch):
+        cut = framing.cut(scratch, filled)
         if not cut:
-            stream.more(len(stream.buffer))
+            stream.buffer = b"".join((stream.buffer, memoryview(scratch)[:filled]))
             continue
         offset = stream.offset
-        data = stream.drop(cut)
+        data = b"".join((stream.buffer, memoryview(scratch)[:cut]))
+        stream.buffer = bytes(memoryview(scratch)[cut:filled])
+        stream.offset += len(data)
+        stream.line = 0
         check_text(stream.export, data, offset)
         yield Block(data, stream.export, offset, framing, number, reloadable)
+        if stream.eof:
+            break
     offset = stream.offset
     data = _tail(stream, framing)
     stream.drop(len(stream.buffer))

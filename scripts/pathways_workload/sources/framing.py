@@ -60,13 +60,13 @@ class LineFraming:
     def opens(self, block: bytes) -> bool:
         return block.startswith(b"{")
 
-    def cut(self, data: bytes) -> int:
-        """The end of the last whole record in `data` (0: none yet).
+    def cut(self, data: bytes | bytearray, size: int | None = None) -> int:
+        """The end of the last whole record in the first `size` bytes of `data` (0: none).
 
         In an array, a record is whole once its comma is seen: the last one and
         the closing `]` stay for the end of the export.
         """
-        end = data.rfind(b"\n")
+        end = data.rfind(b"\n", 0, len(data) if size is None else size)
         if self.commas:
             for _ in range(2):
                 if end <= 0 or data[end - 1 : end] == b"," or data[end - 2 : end] == b",\r":
@@ -133,14 +133,16 @@ class ObjectFraming:
     def opens(self, block: bytes) -> bool:
         return block.startswith(self.indent + b"{\n")
 
-    def cut(self, data: bytes) -> int:
+    def cut(self, data: bytes | bytearray, size: int | None = None) -> int:
+        """The end of the last whole record in the first `size` bytes of `data` (0: none)."""
+        size = len(data) if size is None else size
         close = b"\n" + self.indent + b"}"
-        position = data.rfind(close)
+        position = data.rfind(close, 0, size)
         while position >= 0:
             after = position + len(close)
-            if data[after : after + 1] == b"\n":
+            if data[after : min(after + 1, size)] == b"\n":
                 return after + 1
-            if data[after : after + 2] == b",\n":
+            if data[after : min(after + 2, size)] == b",\n":
                 return after + 2
             position = data.rfind(close, 0, position)
         return 0

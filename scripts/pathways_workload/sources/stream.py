@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import typing
 import zlib
 from typing import IO
 
@@ -23,18 +25,34 @@ class Stream:
         self.line = 1
         self.eof = False
 
+    def _damaged(self, error: Exception) -> InputFileError:
+        return InputFileError(
+            f"{self.export.name}: the gzip stream is damaged or truncated ({error}); "
+            "any output printed before this message is incomplete"
+        )
+
     def more(self, size: int = READ_BYTES) -> bool:
-        """Read about `size` more bytes; False at the end."""
+        """Read about `size` more bytes into the buffer; False at the end."""
         try:
             chunk = self._handle.read(size)
         except (OSError, EOFError, zlib.error) as error:
-            raise InputFileError(
-                f"{self.export.name}: the gzip stream is damaged or truncated ({error}); "
-                "any output printed before this message is incomplete"
-            ) from None
+            raise self._damaged(error) from None
         self.eof = not chunk
         self.buffer += chunk
         return bool(chunk)
+
+    def read_into(self, scratch: bytearray) -> int:
+        """Fill `scratch` with the bytes after the buffer (not moving them into it); how many
+        were read (fewer only at the end)."""
+        view, filled = memoryview(scratch), 0
+        handle = typing.cast(io.BufferedIOBase, self._handle)
+        try:
+            while filled < len(scratch) and (count := handle.readinto(view[filled:])):
+                filled += count
+        except (OSError, EOFError, zlib.error) as error:
+            raise self._damaged(error) from None
+        self.eof = filled < len(scratch)
+        return filled
 
     def drop(self, size: int, count_lines: bool = False) -> bytes:
         """Take bytes off the front (counting their lines only when asked: it costs a pass)."""
