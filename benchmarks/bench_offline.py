@@ -20,11 +20,13 @@ on the next run. It prints figures; it asserts nothing.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gzip
 import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -165,8 +167,16 @@ def write_exports(folder: Path, count: int) -> dict[str, Path]:
     return paths
 
 
-def measure(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak resident memory (MB) of a child process."""
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One child process: wall seconds, CPU seconds (user and system) and peak memory (MB)."""
+
+    wall: float
+    cpu: float
+    peak: float
+
+
+def measure(command: list[str]) -> Run:
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
@@ -174,13 +184,7 @@ def measure(command: list[str]) -> tuple[float, float]:
     assert child.stderr is not None
     if status:
         raise SystemExit(f"{command[2:5]} failed: {child.stderr.read().decode()[-500:]}")
-    return elapsed, usage.ru_maxrss / 1024
-
-
-def best(command: list[str], repeat: int) -> tuple[float, float, list[float]]:
-    runs = [measure(command) for _ in range(repeat)]
-    times = [seconds for seconds, _ in runs]
-    return min(times), max(peak for _, peak in runs), times
+    return Run(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
 def one_pass(path: Path, action: str) -> str:
@@ -204,41 +208,46 @@ sys.stderr.write(source.span().describe() + "\\n")
 
 
 class Bench:
-    """The rows of the table, each measured against the json.loads pass of the same run."""
+    """The rows of the table. Each run of a row is paired with a json.loads pass run just
+    before it, and the row's ratio is the median of the pairs' ratios, so that the load
+    other processes put on the machine, which drifts, cancels out."""
 
     def __init__(self, scripts: Path, paths: dict[str, Path], repeat: int) -> None:
         self.scripts = scripts
         self.paths = paths
         self.repeat = repeat
-        self.loads, _, self.loads_runs = best(
-            [sys.executable, "-c", JSON_LOADS, str(paths["lines"])], repeat
-        )
-        self.seen: dict[str, float] = {}
+        self.loads_command = [sys.executable, "-c", JSON_LOADS, str(paths["lines"])]
+        self.loads: list[float] = []
+        self.ratios: dict[str, float] = {}
 
     def tool(self, layout: str, *args: str) -> list[str]:
         script = str(self.scripts / "debug_workload.py")
         return [sys.executable, script, f"--logs_file={self.paths[layout]}", WORKLOAD, *args]
 
     def row(self, name: str, command: list[str], versus: str | None = None) -> None:
-        seconds, peak, runs = best(command, self.repeat)
-        self.seen[name] = seconds
-        ratio = f"{seconds / self.loads:5.2f}x json.loads"
+        runs, ratios = [], []
+        for _ in range(self.repeat):
+            loads = measure(self.loads_command).wall
+            self.loads.append(loads)
+            runs.append(measure(command))
+            ratios.append(runs[-1].wall / loads)
+        ratio = statistics.median(ratios)
+        self.ratios[name] = ratio
+        text = f"{ratio:5.2f}x json.loads ({min(ratios):.2f}-{max(ratios):.2f})"
         if versus:
-            ratio += f"   {seconds / self.seen[versus]:4.2f}x {versus}"
-        spread = " ".join(f"{run:.2f}" for run in runs)
-        print(f"{name:<34} {seconds:6.2f} s  {ratio}   peak {peak:4.0f} MB   runs: {spread}")
+            text += f"  {ratio / self.ratios[versus]:4.2f}x {versus}"
+        best = min(runs, key=lambda run: run.wall)
+        peak = max(run.peak for run in runs)
+        print(f"{name:<30} {best.wall:5.2f} s  cpu {best.cpu:5.2f} s  peak {peak:4.0f} MB  {text}")
 
 
 def report(bench: Bench) -> None:
     lines = bench.paths["lines"]
-    spread = " ".join(f"{run:.2f}" for run in bench.loads_runs)
     print(
         f"export: {lines.stat().st_size / 1e6:.0f} MB JSON Lines, "
         f"{bench.paths['array'].stat().st_size / 1e6:.0f} MB gcloud array, "
-        f"{bench.paths['lines.gz'].stat().st_size / 1e6:.0f} MB gzipped"
-    )
-    print(
-        f"{'json.loads of every line':<34} {bench.loads:6.2f} s  1.00x               runs: {spread}"
+        f"{bench.paths['lines.gz'].stat().st_size / 1e6:.0f} MB gzipped; best of "
+        f"{bench.repeat} runs, ratios the median of runs each paired with a json.loads pass"
     )
     bench.row("errors, no window flags", bench.tool("lines", "--action=errors"))
     bench.row("errors, window flags", bench.tool("lines", "--action=errors", *WINDOW))
@@ -295,12 +304,17 @@ def main() -> None:
         paths = write_exports(folder, args.entries)
         bench = Bench(args.scripts, paths, args.repeat)
         report(bench)
+        loads = sorted(bench.loads)
+        print(
+            f"json.loads of every line: {loads[0]:.2f} s best, {statistics.median(loads):.2f} s "
+            f"median, {loads[-1]:.2f} s worst, over {len(loads)} runs"
+        )
         if args.big:
             paths["big"] = big_export(paths, folder)
             for action in ("errors", "triage"):
-                seconds, peak = measure(bench.tool("big", f"--action={action}"))
+                run = measure(bench.tool("big", f"--action={action}"))
                 size = paths["big"].stat().st_size / 1e9
-                print(f"{action} on {size:.1f} GB: {seconds:.1f} s, peak {peak:.0f} MB")
+                print(f"{action} on {size:.1f} GB: {run.wall:.1f} s, peak {run.peak:.0f} MB")
 
 
 if __name__ == "__main__":
