@@ -2,15 +2,15 @@
 
 Candidates wait, unparsed, until the end of the pass or until they hold more
 bytes than a budget: whole blocks (for a fetch whose every record is a
-candidate) and single records; a block of an uncompressed export waits as its
-place in the file, read again if it is looked at, so it costs no memory. Then
+candidate) and single records; a whole block waits as its place in the file
+(written to a temporary file first when the export is compressed), read again
+if it is looked at, so it costs no memory. Then
 they are taken in the fetch's order by what their text says of their time:
 blocks by their earliest (latest) second, records by their second. Once more
 than `limit` entries matched, the limit-th one is a bound: a block or record
 whose second lies strictly beyond it can never be returned and is dropped
 unparsed. So a fetch of the latest lines, read forwards, parses about `limit`
-records (per budget's worth of a gzipped export), and needs no reading
-backwards.
+records, and needs no reading backwards, gzipped or not.
 
 Entries are ordered as Cloud Logging orders them, by timestamp with
 nanoseconds and then insertId, and last by their place in the exports, so
@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import tempfile
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import IO, TypeVar
 
 from pathways_workload.lql import CompiledFilter
 from pathways_workload.sources.base import Fetch, Result, sort_key
@@ -35,23 +37,57 @@ from pathways_workload.sources.records import Record
 from pathways_workload.sources.span import SECONDS, BlockTimes, seconds_text
 
 PENDING_BYTES = 64 << 20
-# What a block waiting as its place in the file counts against the budget.
+# What a block waiting as its place in a file counts against that budget.
 _SHELVED_BYTES = 256
+# How much a fetch writes to its temporary file before it looks at what waits.
+SPOOL_BYTES = 1 << 30
 Key = tuple[int, str, tuple[int, int]]
 # What a record's text says of its time: its seconds (`YYYY-MM-DDTHH:MM:SS`), or None.
 Estimate = bytes | None
 T = TypeVar("T")
 
 
+class _Spool:
+    """A temporary file holding blocks of compressed exports while they wait."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] | None = None
+        self.size = 0
+
+    def put(self, data: bytes) -> int:
+        if self._file is None:
+            self._file = tempfile.TemporaryFile(prefix="pathways-workload-")  # noqa: SIM115
+        self._file.seek(self.size)
+        self._file.write(data)
+        self.size += len(data)
+        return self.size - len(data)
+
+    def get(self, offset: int, size: int) -> bytes:
+        assert self._file is not None
+        self._file.flush()
+        return os.pread(self._file.fileno(), size, offset)
+
+    def empty(self) -> None:
+        """Forget what it holds (nothing waits on it any more)."""
+        self.size = 0
+        if self._file is not None:
+            self._file.truncate(0)
+
+
 @dataclasses.dataclass(frozen=True)
 class _Shelved:
-    """A block of an uncompressed export, waiting as its place in the file."""
+    """A block waiting as its place in a file: the export's, or the spool's at `spooled`."""
 
     block: Block
     size: int
+    spool: _Spool | None = None
+    spooled: int = 0
 
     def load(self) -> Block:
-        data = self.block.export.read_at(self.block.offset, self.size)
+        if self.spool is not None:
+            data = self.spool.get(self.spooled, self.size)
+        else:
+            data = self.block.export.read_at(self.block.offset, self.size)
         return dataclasses.replace(self.block, data=data)
 
 
@@ -68,7 +104,8 @@ class Collector:
         self.slack = max(64, fetch.limit // 8)
         self.bound: Key | None = None
         self.bound_text = b""
-        self._blocks: list[tuple[Block | _Shelved, BlockTimes]] = []
+        self._blocks: list[tuple[_Shelved, BlockTimes]] = []
+        self._spool = _Spool()
         self._records: list[tuple[Estimate, Record]] = []
         self._pending = 0
 
@@ -110,13 +147,13 @@ class Collector:
         if times.complete and self.beyond(times.high if self.descending else times.low):
             self._dropped()
             return
+        empty = dataclasses.replace(block, data=b"")
         if block.reloadable:
-            shelved = dataclasses.replace(block, data=b"")
-            self._blocks.append((_Shelved(shelved, len(block.data)), times))
-            self._wait(_SHELVED_BYTES)
+            self._blocks.append((_Shelved(empty, len(block.data)), times))
         else:
-            self._blocks.append((block, times))
-            self._wait(len(block.data))
+            spooled = self._spool.put(block.data)
+            self._blocks.append((_Shelved(empty, len(block.data), self._spool, spooled), times))
+        self._wait(_SHELVED_BYTES)
 
     def offer_record(self, record: Record, estimate: Estimate) -> None:
         if estimate is not None and self.beyond(estimate):
@@ -127,7 +164,7 @@ class Collector:
 
     def _wait(self, size: int) -> None:
         self._pending += size
-        if self._pending > PENDING_BYTES:
+        if self._pending > PENDING_BYTES or self._spool.size > SPOOL_BYTES:
             self.settle()
 
     def settle(self) -> None:
@@ -144,7 +181,7 @@ class Collector:
             if times.complete and self.beyond(times.high if self.descending else times.low):
                 self._dropped()
                 break
-            block = waiting.load() if isinstance(waiting, _Shelved) else waiting
+            block = waiting.load()
             spans = block.framing.spans(block.data)
             self._look(
                 list(zip(_estimates(block, times, len(spans)), spans)),
@@ -152,6 +189,7 @@ class Collector:
                 owned=True,
             )
         self._look(records, lambda record: record, owned=False)
+        self._spool.empty()
 
     def _look(
         self,
