@@ -26,7 +26,9 @@ from pathways_workload.analytics import columns, emulation, transpile
 from pathways_workload.analytics.extra import require
 from pathways_workload.errors import InputFileError, UsageError
 from pathways_workload.lql import fields
-from pathways_workload.sources.export_reader import Record, export_files, iter_records
+from pathways_workload.sources.export_reader import every_record
+from pathways_workload.sources.inputs import export_files
+from pathways_workload.sources.records import Record
 
 # Cloud Logging entries are at most 256 KiB (audit entries 512 KiB).
 MAX_OBJECT_BYTES = 4 << 20
@@ -141,8 +143,8 @@ def _copy_records(paths: list[str], target: Path) -> int:
 
 
 def _records(paths: list[str]) -> Iterator[Record]:
-    for path in export_files(paths):
-        yield from iter_records(path)
+    for export in export_files(paths):
+        yield from every_record(export)
 
 
 def _first_bad_record(paths: list[str], error: Exception) -> InputFileError:

@@ -255,6 +255,12 @@ def simple_export(export: ExportFile, number: int) -> Iterator[Block | Decoded]:
             yield from _decoded(stream, number)
 
 
+def every_record(export: ExportFile, number: int = 0) -> Iterator[Record]:
+    """Every record of an export in file order, read the simple way (each one checked)."""
+    for item in simple_export(export, number):
+        yield from item if isinstance(item, list) else line_records(item)
+
+
 def line_records(block: Block) -> Iterator[Record]:
     """Every record of a line-framed block, each line checked (blank lines allowed)."""
     framing = block.framing
