@@ -31,9 +31,9 @@ from pathways_workload.query import Request
 from pathways_workload.registry import ACTIONS, Action
 from pathways_workload.render.html import HTML_REPORTS
 from pathways_workload.render.printed import GcloudPrinter, Printer
-from pathways_workload.runner import Output, run_action
+from pathways_workload.runner import Output, Settle, run_action
 from pathways_workload.sources.base import Source
-from pathways_workload.sources.files import FileSource
+from pathways_workload.sources.files import FileSource, plausible_window
 from pathways_workload.timestamps import parse_timestamp_ns
 from pathways_workload.window import Window, WindowFlags, resolve_window
 
@@ -100,18 +100,24 @@ def _source_and_window(
     clock: Clock,
     err: TextIO,
     stack: ExitStack,
-) -> tuple[Source | None, Window]:
-    """Where entries come from, and the window: the flags', else the export's span or the hour."""
+) -> tuple[Source | None, Window, Settle | None]:
+    """Where entries come from, and the window: the flags', else the export's span or the hour.
+
+    Replaying an export with no window flag, the default engine learns the export's span
+    in the same pass that answers the queries (`Settle`), instead of reading it first.
+    """
     flags = window_flags(args)
     if args.logs_file:
         files = FileSource(args.logs_file, err=err, now_ns=clock())
+        if not flags.any_given() and engine.dataset is None:
+            return files, plausible_window(clock()), files.span
         span = None if flags.any_given() and not _only_duration(flags) else files.span()
         window = resolve_window(flags, span.end_ns if span else clock(), span)
-        return engine.offline(args.logs_file, files, stack), window
+        return engine.offline(args.logs_file, files, stack), window, None
     window = resolve_window(flags, clock())
     if args.execute or action.runs_without_execute:
-        return engine.cloud(err), window
-    return None, window
+        return engine.cloud(err), window, None
+    return None, window, None
 
 
 def _check_html(action: Action, printing: bool) -> None:
@@ -135,17 +141,18 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         target.require_workload(tgt, action.name)
     engine = _engine(args, action, tgt.project)
     with ExitStack() as stack:
-        source, window = _source_and_window(args, action, engine, clock, err, stack)
+        source, window, settle = _source_and_window(args, action, engine, clock, err, stack)
         if args.format == "html":
             _check_html(action, source is None)
-        err.write(window.describe() + "\n")
+        if settle is None:
+            err.write(window.describe() + "\n")
         issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
         request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
         # Print mode, and preflight in the cloud, which prints its queries when denied.
         printing = source is None or (action.runs_without_execute and not args.logs_file)
         printer = engine.printer() if printing else GcloudPrinter()
         output = Output(out, err, args.format, args.verbose, args.commands_out, printer)
-        return run_action(action, request, source, output)
+        return run_action(action, request, source, output, settle)
 
 
 def main(

@@ -40,6 +40,17 @@ class Results:
     def entries(self, name: str) -> list[Entry]:
         return [entry for result in self.all(name) for entry in result.entries]
 
+    def rewindowed(self, old: str, new: str) -> Results:
+        """The same results, their filters' window clause `old` written as `new` (for a run
+        that learnt its window while it ran)."""
+
+        def moved(result: Result) -> Result:
+            query = result.fetch.query
+            query = dataclasses.replace(query, filter=query.filter.replace(old, new))
+            return dataclasses.replace(result, fetch=dataclasses.replace(result.fetch, query=query))
+
+        return Results([moved(result) for result in self._results])
+
 
 @dataclasses.dataclass(frozen=True)
 class Chain:

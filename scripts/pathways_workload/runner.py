@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TextIO
 
+from pathways_workload import filters
 from pathways_workload.errors import AccessError, CheckFailed, UsageError
 from pathways_workload.filters import compile_checked
 from pathways_workload.lql.parser import MAX_FILTER_LENGTH
@@ -15,6 +17,10 @@ from pathways_workload.render.output import write_report
 from pathways_workload.render.printed import GcloudPrinter, Printer
 from pathways_workload.reports import TableReport
 from pathways_workload.sources.base import Fetch, Source
+from pathways_workload.window import Window
+
+# Says, once a run is over, the window its source learnt (None: it learnt none).
+Settle = Callable[[], Window | None]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,14 +118,39 @@ def _run_stages(
     return request, answers
 
 
-def run_action(action: Action, request: Request, source: Source | None, output: Output) -> int:
-    """Print or run the action's fetches and write its report; returns the exit code."""
+def _settled(
+    request: Request, results: Results, settle: Settle, output: Output
+) -> tuple[Request, Results]:
+    """The run's window once the source has learnt it (an export's span, read in the pass)."""
+    span = settle()
+    if span is None:
+        output.err.write("window: the export holds no entry with a usable timestamp\n")
+        return request, results
+    output.err.write(span.describe() + "\n")
+    old, new = filters.within(request.window), filters.within(span)
+    return dataclasses.replace(request, window=span), results.rewindowed(old, new)
+
+
+def run_action(
+    action: Action,
+    request: Request,
+    source: Source | None,
+    output: Output,
+    settle: Settle | None = None,
+) -> int:
+    """Print or run the action's fetches and write its report; returns the exit code.
+
+    With `settle`, the request's window only bounds what the source holds; the window
+    the report gives is what `settle` says once the stages ran.
+    """
     request = action.request_for(request)
     if source is None:
         return _print_stages(action, request, output)
     ran = _run_stages(action, request, source, output)
     if ran is None:
         return _nothing_to_query(action, output)
+    if settle is not None:
+        ran = _settled(*ran, settle, output)
     report = action.present(*ran)
     write_report(
         report,
