@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar, cast
 
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, Fetch, Result
+
+T = TypeVar("T")
 
 
 class Results:
@@ -21,6 +24,13 @@ class Results:
 
     def __init__(self, results: Sequence[Result] = ()) -> None:
         self._results = tuple(results)
+        self._derived: dict[str, Any] = {}
+
+    def derived(self, key: str, compute: Callable[[], T]) -> T:
+        """A value computed from these results once, however often it is asked for."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return cast(T, self._derived[key])
 
     def __iter__(self) -> Iterator[Result]:
         return iter(self._results)

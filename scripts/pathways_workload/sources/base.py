@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -54,15 +55,21 @@ class Source(Protocol):
     def run(self, fetches: Sequence[Fetch]) -> list[Result]: ...
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _instant(text: str) -> int | None:
+    """A timestamp's nanoseconds, or None; entries are sorted and compared many times over."""
+    try:
+        return parse_timestamp_ns(text)
+    except ValueError:
+        return None
+
+
 def entry_time_ns(entry: Entry) -> int:
     """The entry's timestamp in nanoseconds (receiveTimestamp, else 0, when it has none)."""
     for key in ("timestamp", "receiveTimestamp"):
         value = entry.get(key)
-        if isinstance(value, str):
-            try:
-                return parse_timestamp_ns(value)
-            except ValueError:
-                continue
+        if isinstance(value, str) and (instant := _instant(value)) is not None:
+            return instant
     return 0
 
 

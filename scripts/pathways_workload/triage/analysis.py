@@ -176,7 +176,7 @@ def _failures(found: TriageResults, nodes: set[str], request: Request) -> list[r
 
 def _unseen_hosts(found: TriageResults, request: Request) -> list[Entry]:
     """Stand-ins for the hosts the JobSet's labels say exist but that logged nothing."""
-    shape = learn_shape(TriageResults.entries(found.crashes + found.startup + found.latest))
+    shape = found.shape()
     return [
         unseen_host_line(host, WORKER_CONTAINER, request.window.start)
         for host in shape.unseen_hosts()
@@ -223,7 +223,7 @@ def crash_coverage(found: TriageResults) -> str | None:
     if asked and all(not r.truncated or r.answered for r in asked):
         return None
     seen = {pod_of(e) for e in TriageResults.entries(found.crashes)}
-    shape = learn_shape(TriageResults.entries(found.crashes + found.startup + found.latest))
+    shape = found.shape()
     unread = len(shape.pods - seen)
     last = max((str(e.get("timestamp", "")) for e in sweep[-1].entries), default="?")
     return (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, cast
 
 from pathways_workload.actions import probes
 from pathways_workload.actions.followups import FOLLOW_UPS
@@ -10,6 +11,7 @@ from pathways_workload.plan import Results
 from pathways_workload.shaping import merge
 from pathways_workload.sources.base import Entry, Result
 from pathways_workload.triage import fetches
+from pathways_workload.triage.shape import WorkloadShape, learn_shape
 
 # The names of the later stages' fetches, by the question they add to.
 MORE_CRASHES, MISSING_CRASHES = "more_crashes", "missing_crashes"
@@ -34,6 +36,7 @@ class TriageResults:
     events_any: list[Result]
     node_any: list[Result]
     serial_any: list[Result]
+    _cache: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, results: Results) -> TriageResults:
@@ -60,8 +63,23 @@ class TriageResults:
         """Every entry of the results, each once, earliest first."""
         return merge(results, "asc")
 
+    def container_lines(self) -> list[Entry]:
+        """The workload's lines triage read: crash, start-up and latest lines, each once."""
+        if "lines" not in self._cache:
+            self._cache["lines"] = merge(self.crashes + self.startup + self.latest, "asc")
+        return cast(list[Entry], self._cache["lines"])
+
+    def shape(self) -> WorkloadShape:
+        """The workload's pods and hosts, as its lines show them."""
+        if "shape" not in self._cache:
+            self._cache["shape"] = learn_shape(self.container_lines())
+        return cast(WorkloadShape, self._cache["shape"])
+
     def every(self) -> list[Result]:
         """All the answers, question by question."""
         return [
-            result for field in dataclasses.fields(self) for result in getattr(self, field.name)
+            result
+            for field in dataclasses.fields(self)
+            if not field.name.startswith("_")
+            for result in getattr(self, field.name)
         ]

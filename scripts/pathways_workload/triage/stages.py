@@ -31,7 +31,7 @@ from pathways_workload.triage.answers import (
     UNSEEN_HOSTS,
     TriageResults,
 )
-from pathways_workload.triage.shape import Host, WorkloadShape, learn_shape
+from pathways_workload.triage.shape import Host, WorkloadShape
 
 LARGE_WORKLOAD_HOSTS = 1024
 BUDGET, LARGE_BUDGET = 25, 40
@@ -51,9 +51,7 @@ def spent(results: Results) -> int:
 
 
 def _shape(results: Results) -> WorkloadShape:
-    found = TriageResults.of(results)
-    lines = (found.crashes, found.startup, found.latest)
-    return learn_shape(entry for group in lines for entry in TriageResults.entries(group))
+    return results.derived("shape", lambda: TriageResults.of(results).shape())
 
 
 def _pods_in(entries: Sequence[Entry]) -> set[str]:
