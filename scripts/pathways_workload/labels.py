@@ -11,6 +11,7 @@ from __future__ import annotations
 JOBSET_NAME = "k8s-pod/jobset_sigs_k8s_io/jobset-name"
 JOBSET_JOB_INDEX = "k8s-pod/jobset_sigs_k8s_io/job-index"
 JOBSET_REPLICAS = "k8s-pod/jobset_sigs_k8s_io/replicatedjob-replicas"
+JOBSET_REPLICATED_JOB = "k8s-pod/jobset_sigs_k8s_io/replicatedjob-name"
 JOB_NAME = "k8s-pod/batch_kubernetes_io/job-name"
 JOB_COMPLETION_INDEX = "k8s-pod/batch_kubernetes_io/job-completion-index"
 LWS_NAME = "k8s-pod/leaderworkerset_sigs_k8s_io/name"

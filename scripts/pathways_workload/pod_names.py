@@ -1,0 +1,103 @@
+"""The workload labels a pod's name implies, for logs that carry no labels (kubectl transcripts).
+
+Names follow fixed layouts:
+- a JobSet's Job is `<jobset>-<replicated job>-<job index>` (jobset
+  `pkg/util/placement/placement.go`, GenJobName), and an Indexed Job's pod
+  `<job>-<completion index>-<5 random characters>` (kubernetes
+  `pkg/controller/job/indexed_job_utils.go`, podGenerateNameWithIndex);
+- a plain Job's pod is `<job>-<5 random characters>`, or the indexed form;
+- a LeaderWorkerSet's leader is `<lws>-<group>` and its workers
+  `<lws>-<group>-<worker>` from 1 (the LWS documentation: a leader StatefulSet
+  named after the LWS, a worker StatefulSet per group).
+
+The workload flags settle where a name ends (`--jobset_name=my-pathways` makes
+`my-pathways-worker-0-0-x7k2p` its pod), the longest name given first; a pod
+of JobSet X whose replicated job would be `<word>-<a launcher's replicated
+job>` (`X-eval-pathways-head-0-0-q42xh`) is taken as JobSet `X-<word>`'s. A
+pod no flag names is taken apart only at a replicated job the Pathways
+launchers use, the longest first (`pathways-worker` before `worker`). A name
+Kubernetes had to cut short (generated names keep 58 characters before the
+random part) matches no layout and implies nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pathways_workload import labels
+from pathways_workload.selectors import REPLICATED_JOB_NAMES
+from pathways_workload.target import Workload
+
+_SUFFIX = r"[a-z0-9]{5}"
+_INDEXED_POD = rf"(?P<job_index>[0-9]+)-(?P<pod_index>[0-9]+)-{_SUFFIX}"
+_JOBSET_REST = re.compile(rf"(?P<rjob>[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)-{_INDEXED_POD}")
+_JOB_REST = re.compile(rf"(?:(?P<pod_index>[0-9]+)-)?{_SUFFIX}")
+_LWS_REST = re.compile(r"(?P<group>[0-9]+)(?:-(?P<worker>[0-9]+))?")
+_LAUNCHER_JOBS = "|".join(sorted(REPLICATED_JOB_NAMES, key=len, reverse=True))
+_KNOWN_JOBSET_POD = re.compile(
+    rf"(?P<jobset>[a-z0-9](?:[-a-z0-9]*?[a-z0-9])?)-(?P<rjob>{_LAUNCHER_JOBS})-{_INDEXED_POD}"
+)
+# A replicated job `eval-pathways-head` of JobSet X is more likely `pathways-head` of X-eval.
+_LONGER_JOBSET = re.compile(rf"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?-(?:{_LAUNCHER_JOBS})")
+
+
+def _jobset(jobset: str, rjob: str, job_index: str, pod_index: str) -> dict[str, str]:
+    return {
+        labels.JOBSET_NAME: jobset,
+        labels.JOBSET_REPLICATED_JOB: rjob,
+        labels.JOBSET_JOB_INDEX: job_index,
+        labels.JOB_NAME: f"{jobset}-{rjob}-{job_index}",
+        labels.JOB_COMPLETION_INDEX: pod_index,
+        labels.OWNER_TYPE: "JobSet",
+        labels.OWNER_NAME: jobset,
+    }
+
+
+def _job(job: str, pod_index: str | None) -> dict[str, str]:
+    implied = {labels.JOB_NAME: job, labels.OWNER_TYPE: "Job", labels.OWNER_NAME: job}
+    if pod_index is not None:
+        implied[labels.JOB_COMPLETION_INDEX] = pod_index
+    return implied
+
+
+def _lws(lws: str, group: str, worker: str | None) -> dict[str, str]:
+    return {
+        labels.LWS_NAME: lws,
+        labels.LWS_GROUP_INDEX: group,
+        labels.LWS_WORKER_INDEX: worker or "0",
+        labels.OWNER_TYPE: "LeaderWorkerSet",
+        labels.OWNER_NAME: lws,
+    }
+
+
+def _own_replicated_job(rjob: str) -> bool:
+    """Whether a replicated job name is not a longer JobSet's launcher replicated job."""
+    return rjob in REPLICATED_JOB_NAMES or not _LONGER_JOBSET.fullmatch(rjob)
+
+
+def _as_workload(pod: str, workload: Workload) -> dict[str, str] | None:
+    """The labels if the pod belongs to this named workload by its name's layout."""
+    if not pod.startswith(workload.name + "-"):
+        return None
+    rest = pod[len(workload.name) + 1 :]
+    match = _JOBSET_REST.fullmatch(rest)
+    if workload.kind == "jobset" and match and _own_replicated_job(match["rjob"]):
+        return _jobset(workload.name, match["rjob"], match["job_index"], match["pod_index"])
+    if workload.kind == "job" and (match := _JOB_REST.fullmatch(rest)):
+        return _job(workload.name, match["pod_index"])
+    if workload.kind == "lws" and (match := _LWS_REST.fullmatch(rest)):
+        return _lws(workload.name, match["group"], match["worker"])
+    return None
+
+
+def implied_labels(pod: str, workloads: Sequence[Workload] = ()) -> dict[str, str]:
+    """The `k8s-pod/...` and owner labels the pod's name implies (empty when it implies none)."""
+    for workload in sorted(workloads, key=lambda w: len(w.name), reverse=True):
+        found = _as_workload(pod, workload)
+        if found is not None:
+            return found
+    match = _KNOWN_JOBSET_POD.fullmatch(pod)
+    if match is None:
+        return {}
+    return _jobset(match["jobset"], match["rjob"], match["job_index"], match["pod_index"])
