@@ -15,6 +15,7 @@ from pathways_workload.analytics.dataset import DEFAULT_VIEW, Dataset
 from pathways_workload.errors import UsageError
 from pathways_workload.query import SEVERITIES, Options
 from pathways_workload.registry import ACTIONS
+from pathways_workload.sources.text_logs import FORMATS
 from pathways_workload.window import WindowFlags
 
 ENGINES = ("logging", "analytics")
@@ -217,7 +218,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="PATH",
         help="repeatable; replay recorded exports offline (JSON array, JSON Lines, gzipped, "
-        "or a folder)",
+        "or a folder) or plain-text container logs (kubectl logs, with or without "
+        "--prefix --timestamps)",
+    )
+    _flag(
+        source,
+        "logs_format",
+        choices=FORMATS,
+        help="with --logs_file: auto (default: recognised by the first lines), export (JSON "
+        "only) or kubectl (read as text container logs)",
     )
     _flag(source, "filter", help="with --action=query: your own Logging filter")
     _engine_flags(parser)

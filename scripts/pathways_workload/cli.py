@@ -34,6 +34,7 @@ from pathways_workload.render.printed import GcloudPrinter, Printer
 from pathways_workload.runner import Output, Settle, run_action
 from pathways_workload.sources.base import Source
 from pathways_workload.sources.files import FileSource, plausible_window
+from pathways_workload.sources.text_logs import TextLogOptions, TextLogs
 from pathways_workload.timestamps import parse_timestamp_ns
 from pathways_workload.window import Window, WindowFlags, resolve_window
 
@@ -77,7 +78,9 @@ class _Engine:
             return files
         from pathways_workload.analytics import engine
 
-        return engine.offline_source(paths, self.dataset, self.project, self.full, stack)
+        return engine.offline_source(
+            paths, self.dataset, self.project, self.full, stack, files.text
+        )
 
     def cloud(self, err: TextIO) -> Source:
         if self.dataset is None:
@@ -93,9 +96,32 @@ def _engine(args: argparse.Namespace, action: Action, project: str | None) -> _E
     return _Engine(analytics_flags(args), project, full)
 
 
+def _text_logs(
+    args: argparse.Namespace, tgt: target.Target, window: Window | None, now_ns: int, err: TextIO
+) -> TextLogs:
+    """How text container logs among the files are read: what the flags say about them."""
+    pods = [workload.name for workload in tgt.workloads if workload.kind == "pod"]
+    options = TextLogOptions(
+        format=args.logs_format or "auto",
+        namespace=tgt.namespace,
+        project=tgt.project,
+        cluster_name=tgt.cluster_name,
+        location=tgt.location,
+        workloads=tgt.workloads,
+        pod=pods[0] if len(pods) == 1 else None,
+        containers=tgt.container_names,
+        window=window,
+        now_ns=now_ns,
+        folders=tuple(args.logs_file),
+        tell=lambda note: print(note, file=err),
+    )
+    return TextLogs(options)
+
+
 def _source_and_window(
     args: argparse.Namespace,
     action: Action,
+    tgt: target.Target,
     engine: _Engine,
     clock: Clock,
     err: TextIO,
@@ -108,12 +134,18 @@ def _source_and_window(
     """
     flags = window_flags(args)
     if args.logs_file:
-        files = FileSource(args.logs_file, err=err, now_ns=clock())
+        flagged = None
+        if flags.any_given() and not _only_duration(flags):
+            flagged = resolve_window(flags, clock())
+        text = _text_logs(args, tgt, flagged, clock(), err)
+        files = FileSource(args.logs_file, err=err, now_ns=clock(), text=text)
         if not flags.any_given() and engine.dataset is None:
             return files, plausible_window(clock()), files.span
-        span = None if flags.any_given() and not _only_duration(flags) else files.span()
-        window = resolve_window(flags, span.end_ns if span else clock(), span)
+        span = None if flagged else files.span()
+        window = flagged or resolve_window(flags, span.end_ns if span else clock(), span)
         return engine.offline(args.logs_file, files, stack), window, None
+    if args.logs_format is not None:
+        raise UsageError("--logs_format goes with --logs_file")
     window = resolve_window(flags, clock())
     if args.execute or action.runs_without_execute:
         return engine.cloud(err), window, None
@@ -141,7 +173,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         target.require_workload(tgt, action.name)
     engine = _engine(args, action, tgt.project)
     with ExitStack() as stack:
-        source, window, settle = _source_and_window(args, action, engine, clock, err, stack)
+        source, window, settle = _source_and_window(args, action, tgt, engine, clock, err, stack)
         if args.format == "html":
             _check_html(action, source is None)
         if settle is None:

@@ -17,6 +17,7 @@ from pathways_workload.analytics.offline import OfflineStore
 from pathways_workload.analytics.printing import SqlPrinter
 from pathways_workload.analytics.source import AnalyticsSource
 from pathways_workload.errors import UsageError
+from pathways_workload.sources.text_logs import TextLogs
 
 
 def printer(dataset: Dataset, project: str | None, full: bool) -> SqlPrinter:
@@ -35,10 +36,16 @@ def printer(dataset: Dataset, project: str | None, full: bool) -> SqlPrinter:
 
 
 def offline_source(
-    paths: list[str], dataset: Dataset, project: str | None, full: bool, stack: contextlib.ExitStack
+    paths: list[str],
+    dataset: Dataset,
+    project: str | None,
+    full: bool,
+    stack: contextlib.ExitStack,
+    text: TextLogs | None = None,
 ) -> AnalyticsSource:
-    """The exports loaded into DuckDB (closed with `stack`), queried with the same SQL."""
-    store = stack.enter_context(OfflineStore(paths))
+    """The exports (and text logs) loaded into DuckDB (closed with `stack`), queried with the
+    same SQL."""
+    store = stack.enter_context(OfflineStore(paths, text=text))
     view = queries.View(dataset.table_or_stand_in(), project)
     return AnalyticsSource(store.rows, view, full)
 

@@ -11,7 +11,8 @@ machine's): past it, DuckDB spills to that folder, so exports larger than
 memory load and query. A query that cannot spill enough (window functions over
 very many matching lines) exits 2 asking for a narrower window.
 
-Queries are the BigQuery SQL the tool prints, transpiled (`transpile`).
+Text container logs among the files are read as the files source reads them
+(`TextLogs`). Queries are the BigQuery SQL the tool prints, transpiled (`transpile`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathways_workload.lql import fields
 from pathways_workload.sources.export_reader import every_record
 from pathways_workload.sources.inputs import export_files
 from pathways_workload.sources.records import Record
+from pathways_workload.sources.text_logs import TextLogs
 
 # Cloud Logging entries are at most 256 KiB (audit entries 512 KiB).
 MAX_OBJECT_BYTES = 4 << 20
@@ -55,9 +57,12 @@ _SCALAR_CASTS = {
 class OfflineStore:
     """A DuckDB database holding recorded exports as a log view; use as a context manager."""
 
-    def __init__(self, paths: list[str], memory_limit: str | None = None) -> None:
+    def __init__(
+        self, paths: list[str], memory_limit: str | None = None, text: TextLogs | None = None
+    ) -> None:
         self._paths = paths
         self._memory_limit = memory_limit
+        self._text = text or TextLogs()
         self._folder: Path | None = None
         self._connection: Any = None
         self.rows_loaded = 0
@@ -111,7 +116,7 @@ class OfflineStore:
     def _load(self, duckdb: Any) -> None:
         assert self._folder is not None
         lines = self._folder / "entries.jsonl"
-        records = _copy_records(self._paths, lines)
+        records = _copy_records(self._paths, self._text, lines)
         select = ",\n  ".join(f"{_load_expression(f)} AS {f.name}" for f in columns.VIEW_COLUMNS)
         raw_columns = {key: RAW_TYPES.get(key, "JSON") for key in _raw_keys()}
         try:
@@ -124,7 +129,7 @@ class OfflineStore:
         except duckdb.OutOfMemoryException:
             raise self._out_of_memory() from None
         except duckdb.Error as error:
-            raise _first_bad_record(self._paths, error) from None
+            raise _first_bad_record(self._paths, self._text, error) from None
         self.rows_loaded = records
 
 
@@ -132,24 +137,24 @@ def _raw_keys() -> list[str]:
     return [field.key for field in columns.VIEW_COLUMNS if field.key != "logId"]
 
 
-def _copy_records(paths: list[str], target: Path) -> int:
+def _copy_records(paths: list[str], text: TextLogs, target: Path) -> int:
     """Write every record of the exports to one JSON Lines file; returns the count."""
     count = 0
     with target.open("wb") as out:
-        for record in _records(paths):
+        for record in _records(paths, text):
             out.write(record.raw.replace(b"\r", b" ").replace(b"\n", b" ") + b"\n")
             count += 1
     return count
 
 
-def _records(paths: list[str]) -> Iterator[Record]:
+def _records(paths: list[str], text: TextLogs) -> Iterator[Record]:
     for export in export_files(paths):
-        yield from every_record(export)
+        yield from every_record(export, text=text)
 
 
-def _first_bad_record(paths: list[str], error: Exception) -> InputFileError:
+def _first_bad_record(paths: list[str], text: TextLogs, error: Exception) -> InputFileError:
     """The reader's own error for the first record that does not parse, else DuckDB's message."""
-    for record in _records(paths):
+    for record in _records(paths, text):
         record.entry()
     message = " ".join(str(error).split())
     return InputFileError(f"{', '.join(paths)}: the export could not be loaded ({message})")

@@ -5,8 +5,10 @@ indented JSON array, an array with one compact entry per line, and any other
 JSON array (all on one line, `indent=0`, ...), each optionally gzipped. The
 first three come as blocks of whole records in their framing, the scanner's
 input; any other array is decoded entry by entry, an entry as large as memory
-allows. A UTF-8 byte order mark is skipped; UTF-16 and UTF-32 are refused,
-naming the encoding. All bytes are checked to be UTF-8 text without NUL,
+allows. Plain-text container logs (`kubectl logs` output) are told apart here too,
+when a `TextLogs` is given, and come as batches of entries made from their
+lines (text_records.py). A UTF-8 byte order mark is skipped; UTF-16 and
+UTF-32 are refused, naming the encoding. All bytes are checked to be UTF-8 text without NUL,
 whatever the layout, so a file is refused for the same reasons whether or not
 a query would have looked at the bad line.
 """
@@ -25,6 +27,8 @@ from pathways_workload.sources.framing import Framing, LineFraming, ObjectFramin
 from pathways_workload.sources.inputs import ExportFile
 from pathways_workload.sources.records import Record, corrupt, line_at, open_decompressed
 from pathways_workload.sources.stream import READ_BYTES, Stream, check_text
+from pathways_workload.sources.text_logs import TextLogs
+from pathways_workload.sources.text_records import text_batches
 
 BATCH_ENTRIES = 512
 SNIFF_BYTES = 1 << 16
@@ -109,10 +113,14 @@ def _line(stream: Stream, start: int) -> bytes | None:
 
 @dataclasses.dataclass(frozen=True)
 class Layout:
-    """How an export is laid out: a framing (None: decode it), after `header` bytes."""
+    """How an export is laid out: a framing (None: decode it), after `header` bytes; or text."""
 
     framing: Framing | None
     header: int = 0
+    text: bool = False
+
+
+TEXT = Layout(None, text=True)
 
 
 def _array_layout(stream: Stream) -> Layout:
@@ -134,8 +142,16 @@ def _array_layout(stream: Stream) -> Layout:
     return Layout(None)
 
 
-def sniff(stream: Stream) -> Layout | None:
-    """The export's layout, the buffer then at its first byte of JSON; None: an empty file."""
+def _is_text(stream: Stream, text: TextLogs) -> bool:
+    """Whether the export is text container logs (refusing what is neither that nor JSON)."""
+    while len(stream.buffer) < SNIFF_BYTES and stream.more(SNIFF_BYTES):
+        pass
+    return text.is_text(stream.export.name, stream.buffer[:SNIFF_BYTES])
+
+
+def sniff(stream: Stream, text: TextLogs | None = None) -> Layout | None:
+    """The export's layout, the buffer then at its first byte of JSON (or of text logs, which
+    `text` says how to tell); None: an empty file."""
     while len(stream.buffer) < 4 and stream.more(SNIFF_BYTES):
         pass
     _refuse_foreign_encoding(stream.export, stream.buffer[:4])
@@ -146,6 +162,8 @@ def sniff(stream: Stream) -> Layout | None:
     body = stream.buffer.lstrip(_SPACE)
     if not body:
         return None
+    if text is not None and _is_text(stream, text):
+        return TEXT
     stream.drop(len(stream.buffer) - len(body), count_lines=True)
     if body.startswith(b"{"):
         return Layout(LineFraming())
@@ -209,7 +227,7 @@ def _decoded(stream: Stream, number: int) -> Iterator[Decoded]:
 
 
 def read_export(
-    export: ExportFile, number: int, look: Callable[[Block], LookedT]
+    export: ExportFile, number: int, look: Callable[[Block], LookedT], text: TextLogs | None = None
 ) -> Iterator[Seen[LookedT] | Decoded]:
     """Framed blocks with what `look` found, or decoded batches for any other array.
 
@@ -218,8 +236,11 @@ def read_export(
     """
     with open_decompressed(export) as handle:
         stream = Stream(export, handle)
-        layout = sniff(stream)
+        layout = sniff(stream, text)
         if layout is None:
+            return
+        if layout.text and text is not None:
+            yield from text_batches(stream, text, number)
             return
         if layout.framing is None:
             yield from _decoded(stream, number)
@@ -241,12 +262,17 @@ def read_export(
                 return
 
 
-def simple_export(export: ExportFile, number: int) -> Iterator[Block | Decoded]:
+def simple_export(
+    export: ExportFile, number: int, text: TextLogs | None = None
+) -> Iterator[Block | Decoded]:
     """An export the simple way: JSON Lines as blocks of lines, any array through the decoder."""
     with open_decompressed(export) as handle:
         stream = Stream(export, handle)
-        layout = sniff(stream)
+        layout = sniff(stream, text)
         if layout is None:
+            return
+        if layout.text and text is not None:
+            yield from text_batches(stream, text, number)
             return
         framing = layout.framing
         if isinstance(framing, LineFraming) and not framing.commas:
@@ -255,9 +281,11 @@ def simple_export(export: ExportFile, number: int) -> Iterator[Block | Decoded]:
             yield from _decoded(stream, number)
 
 
-def every_record(export: ExportFile, number: int = 0) -> Iterator[Record]:
+def every_record(
+    export: ExportFile, number: int = 0, text: TextLogs | None = None
+) -> Iterator[Record]:
     """Every record of an export in file order, read the simple way (each one checked)."""
-    for item in simple_export(export, number):
+    for item in simple_export(export, number, text):
         yield from item if isinstance(item, list) else line_records(item)
 
 

@@ -40,6 +40,7 @@ from pathways_workload.sources.inputs import ExportFile, export_files
 from pathways_workload.sources.records import Record
 from pathways_workload.sources.scan import BlockScanner, Scan
 from pathways_workload.sources.span import CANONICAL, DAY_NS, SECONDS, SpanTracker
+from pathways_workload.sources.text_logs import TextLogs
 from pathways_workload.window import Window
 
 
@@ -70,13 +71,15 @@ def _estimate(record: Record, block: Block) -> Estimate:
 
 @dataclasses.dataclass
 class FileSource:
-    """Recorded exports as a source; warnings (odd timestamps) go to `err`."""
+    """Recorded exports (or text container logs, read as `text` says) as a source; warnings
+    (odd timestamps) go to `err`."""
 
     paths: list[str]
     fast_path: bool = True
     err: TextIO | None = None
     now_ns: int | None = None
     passes: int = 0
+    text: TextLogs = dataclasses.field(default_factory=TextLogs)
     _files: list[ExportFile] | None = dataclasses.field(default=None, repr=False)
     _tracker: SpanTracker | None = dataclasses.field(default=None, repr=False)
     _span_told: bool = dataclasses.field(default=False, repr=False)
@@ -131,7 +134,7 @@ class FileSource:
 
     def _simple_pass(self, collectors: list[Collector], tracker: SpanTracker) -> None:
         for number, export in enumerate(self.files()):
-            for item in simple_export(export, number):
+            for item in simple_export(export, number, self.text):
                 _every(
                     item if isinstance(item, list) else list(line_records(item)),
                     collectors,
@@ -154,7 +157,7 @@ class FileSource:
         self, look: Callable[[Block], LookedT]
     ) -> Generator[Seen[LookedT] | Decoded, None, None]:
         for number, export in enumerate(self.files()):
-            yield from read_export(export, number, look)
+            yield from read_export(export, number, look, self.text)
 
     def _scan_pass(
         self, filters: list[CompiledFilter], collectors: list[Collector], tracker: SpanTracker

@@ -1,0 +1,98 @@
+"""One line of plain-text container logs taken apart: kubectl's prefix, a time, a glog header.
+
+- `kubectl logs --prefix` writes `[pod/NAME/CONTAINER] ` before every line it
+  copies (kubernetes `staging/src/k8s.io/kubectl/pkg/cmd/logs/logs.go`,
+  addPrefixIfNeeded: `fmt.Sprintf("[pod/%s/%s] ", ...)`).
+- `--timestamps` makes the kubelet write the time the runtime recorded the line
+  and a space before it (`pkg/kubelet/kuberuntime/logs/logs.go`, in
+  `types.RFC3339NanoFixed`: `2006-01-02T15:04:05.000000000Z07:00`). Shorter
+  fractions and offsets are accepted too.
+- A glog or absl header is `Lmmdd hh:mm:ss.uuuuuu threadid file:line] `, the
+  thread id space-padded (golang/glog `glog.go`, google/glog `logging.h`). It
+  carries no year. GKE's logging agent takes such a header apart: the letter
+  becomes the severity, `file:line` the sourceLocation, and the payload keeps
+  only the message; a transcript's lines are taken apart the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from pathways_workload.timestamps import NANOS_PER_SECOND, parse_timestamp_ns
+
+_PREFIX_RE = re.compile(r"\[pod/([^/\]\s]+)/([^/\]\s]*)\] ")
+_STAMP_RE = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?"
+    r"(?:Z|[+-][0-9]{2}:[0-9]{2}))(?: |$)"
+)
+_GLOG_RE = re.compile(
+    r"([IWEF])([0-9]{2})([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{6}) +[0-9]+ "
+    r"([^\s:\]]+):([0-9]+)\] ?"
+)
+GLOG_SEVERITIES = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
+
+
+@dataclasses.dataclass(frozen=True)
+class GlogHeader:
+    """A glog header: severity, month, day, time of day (ns) and where it was logged."""
+
+    severity: str
+    month: int
+    day: int
+    clock_ns: int
+    file: str
+    line: str
+
+
+@dataclasses.dataclass(frozen=True)
+class TextLine:
+    """What one line says: its prefix's pod and container, its RFC 3339 time, its glog header."""
+
+    message: str
+    pod: str | None = None
+    container: str | None = None
+    stamp_ns: int | None = None
+    glog: GlogHeader | None = None
+
+    @property
+    def recognised(self) -> bool:
+        """Whether the line carries any of the three marks of container logs."""
+        return self.pod is not None or self.stamp_ns is not None or self.glog is not None
+
+
+def _glog(match: re.Match[str]) -> GlogHeader | None:
+    letter, month, day, hour, minute, second, micros, file, line = match.groups()
+    if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+        return None
+    if int(hour) > 23 or int(minute) > 59 or int(second) > 60:
+        return None
+    seconds = int(hour) * 3600 + int(minute) * 60 + int(second)
+    clock_ns = seconds * NANOS_PER_SECOND + int(micros) * 1000
+    return GlogHeader(GLOG_SEVERITIES[letter], int(month), int(day), clock_ns, file, line)
+
+
+def _stamp(text: str) -> tuple[int | None, str]:
+    """The leading RFC 3339 time (None when there is none) and the text after it."""
+    match = _STAMP_RE.match(text)
+    if match is None:
+        return None, text
+    try:
+        return parse_timestamp_ns(match[1]), text[match.end() :]
+    except ValueError:
+        return None, text
+
+
+def parse_line(text: str) -> TextLine:
+    """Take a line (without its line break) apart; what it does not carry stays None."""
+    pod = container = None
+    prefix = _PREFIX_RE.match(text)
+    if prefix is not None:
+        pod, container = prefix[1], prefix[2] or None
+        text = text[prefix.end() :]
+    stamp_ns, text = _stamp(text)
+    glog = None
+    header = _GLOG_RE.match(text)
+    if header is not None and (glog := _glog(header)) is not None:
+        text = text[header.end() :]
+    return TextLine(text, pod, container, stamp_ns, glog)

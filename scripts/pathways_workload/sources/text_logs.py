@@ -1,0 +1,296 @@
+"""Plain-text container logs (`kubectl logs` output) read as LogEntry-shaped entries.
+
+A file is text logs when `--logs_format=kubectl` says so, or (`auto`) when it
+does not start like a JSON export and one of its first lines carries a
+`[pod/NAME/CONTAINER]` prefix, an RFC 3339 time or a glog header
+(text_lines.py). Anything else is refused, naming the file and line.
+
+Each non-blank line becomes one `k8s_container` entry, as GKE's agent makes one
+per line:
+- pod and container: the line's prefix; else the file's place in a folder
+  given to `--logs_file` (`<pod>/<container>.log`, `.txt`, maybe gzipped); else
+  `--pod_prefix` and a single `--container_names` value. Mixing prefixed and
+  unprefixed lines is refused: whose a line is would be a guess.
+- time: the RFC 3339 time, else the glog header's (glog_time.py). A line
+  without one keeps the time of the previous timed line of the same container
+  in file order; lines before a container's first time take that first time;
+  a container that never logs a time takes the file's previous time. A file
+  without any time is refused.
+- severity: the glog letter, else DEFAULT (a transcript does not say which
+  stream a line went to); a glog header becomes `sourceLocation` and leaves the
+  message as `textPayload`.
+- insertId: distinct, in file order, so lines sharing a time keep their order.
+- resource labels: project, location and cluster from their flags when given,
+  the namespace from `--namespace`; workload labels from the pod's name
+  (pod_names.py). No logName (stdout or stderr is unknown).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pathways_workload.errors import InputFileError
+from pathways_workload.pod_names import implied_labels
+from pathways_workload.sources.glog_time import GlogClock
+from pathways_workload.sources.text_lines import TextLine, parse_line
+from pathways_workload.target import Workload
+from pathways_workload.timestamps import format_timestamp_ns
+from pathways_workload.window import Window
+
+FORMATS = ("auto", "export", "kubectl")
+_SNIFF_LINES = 10
+_BOM = b"\xef\xbb\xbf"
+_LOG_SUFFIXES = (".log", ".txt")
+_INCOMPLETE = "any output printed before this message is incomplete"
+Entry = dict[str, Any]
+Who = tuple[str, str]
+
+
+def _quiet(note: str) -> None:
+    """Where notes go when nobody listens."""
+
+
+def refuse(name: str, line: int, what: str) -> InputFileError:
+    return InputFileError(f"{name}:{line}: {what}; {_INCOMPLETE}")
+
+
+@dataclasses.dataclass(frozen=True)
+class TextLogOptions:
+    """What the flags say about text logs: the layout, the target, the window, now."""
+
+    format: str = "auto"
+    namespace: str = "default"
+    project: str | None = None
+    cluster_name: str | None = None
+    location: str | None = None
+    workloads: tuple[Workload, ...] = ()
+    pod: str | None = None
+    containers: tuple[str, ...] = ()
+    window: Window | None = None
+    now_ns: int = 0
+    folders: tuple[str, ...] = ()
+    tell: Callable[[str], None] = _quiet
+
+
+@dataclasses.dataclass(frozen=True)
+class TextRecord:
+    """One entry made from a line: its line number, its JSON text, the entry."""
+
+    line: int
+    raw: bytes
+    entry: Entry
+
+
+def _log_stem(name: str) -> str | None:
+    """`jax-tpu` of `jax-tpu.log` (or `.txt`, maybe `.gz`); None for any other name."""
+    name = name.removesuffix(".gz")
+    for suffix in _LOG_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
+class TextLogs:
+    """How this run reads text logs: the options, one glog clock, pod labels worked out once."""
+
+    def __init__(self, options: TextLogOptions | None = None) -> None:
+        self.options = options or TextLogOptions()
+        self.clock = GlogClock(self.options.window, self.options.now_ns, self.options.tell)
+        self._labels: dict[str, dict[str, str]] = {}
+
+    @property
+    def forced(self) -> bool:
+        return self.options.format == "kubectl"
+
+    def is_text(self, name: str, head: bytes) -> bool:
+        """Whether a file starting with `head` is text logs (refusing what is neither)."""
+        if self.options.format != "auto":
+            return self.forced
+        body = head.removeprefix(_BOM).lstrip()
+        if not body or body.startswith(b"{"):
+            return False
+        if body.startswith(b"[") and not body.startswith(b"[pod/"):
+            return False
+        first = head.count(b"\n", 0, len(head) - len(body)) + 1
+        lines = [line for line in body.split(b"\n") if line.strip()][:_SNIFF_LINES]
+        texts = (line.decode("utf-8", "replace").rstrip("\r") for line in lines)
+        if any(parse_line(text).recognised for text in texts):
+            return True
+        raise refuse(
+            name,
+            first,
+            "not a JSON export ('[' or '{') or container logs (lines with a "
+            "[pod/NAME/CONTAINER] prefix, an RFC 3339 time or a glog header); "
+            "--logs_format=kubectl reads it as container logs anyway",
+        )
+
+    def place_of(self, path: Path | None) -> Who | None:
+        """(pod, container) from a file at `<pod>/<container>.log` in a folder given."""
+        for folder in self.options.folders:
+            root = Path(folder)
+            if path is None or not root.is_dir() or not path.is_relative_to(root):
+                continue
+            parts = path.relative_to(root).parts
+            stem = _log_stem(parts[-1])
+            if len(parts) >= 2 and stem:
+                return parts[-2], stem
+        return None
+
+    def records(self, name: str, path: Path | None, lines: Iterable[bytes]) -> Iterator[TextRecord]:
+        """The entries of a text file's lines, in file order (lines waiting for a time later)."""
+        return _Transcript(self, name, self.place_of(path)).read(lines)
+
+    def labels_of(self, pod: str) -> dict[str, str]:
+        if pod not in self._labels:
+            self._labels[pod] = implied_labels(pod, self.options.workloads)
+        return self._labels[pod]
+
+    def entry(self, who: Who, time_ns: int, line: TextLine, insert_id: str) -> Entry:
+        """The LogEntry-shaped dict of one line."""
+        options = self.options
+        scope = (
+            ("project_id", options.project),
+            ("location", options.location),
+            ("cluster_name", options.cluster_name),
+        )
+        resource = {key: value for key, value in scope if value}
+        resource.update(namespace_name=options.namespace, pod_name=who[0], container_name=who[1])
+        entry: Entry = {
+            "insertId": insert_id,
+            "resource": {"type": "k8s_container", "labels": resource},
+            "timestamp": format_timestamp_ns(time_ns),
+            "severity": line.glog.severity if line.glog else "DEFAULT",
+            "textPayload": line.message,
+        }
+        labels = self.labels_of(who[0])
+        if labels:
+            entry["labels"] = dict(labels)
+        if line.glog:
+            entry["sourceLocation"] = {"file": line.glog.file, "line": line.glog.line}
+        return entry
+
+
+@dataclasses.dataclass
+class _Container:
+    """A container's last time, and its lines still waiting for one (with the file's then)."""
+
+    last_ns: int | None = None
+    waiting: list[tuple[int, TextLine, int | None]] = dataclasses.field(default_factory=list)
+
+
+class _Transcript:
+    """One text file read line by line."""
+
+    def __init__(self, logs: TextLogs, name: str, place: Who | None) -> None:
+        self._logs = logs
+        self._name = name
+        self._place = place
+        self._tag = hashlib.sha1(name.encode(), usedforsecurity=False).hexdigest()[:8]
+        self._prefixed: bool | None = None
+        self._first_line = 0
+        self._default: Who | None = None
+        self._containers: dict[Who, _Container] = {}
+        self._file_last: int | None = None
+        self._file_first: int | None = None
+
+    def read(self, lines: Iterable[bytes]) -> Iterator[TextRecord]:
+        for number, raw in enumerate(lines, 1):
+            text = self._decode(raw, number)
+            if text.strip():
+                yield from self._line(number, parse_line(text))
+        yield from self._finish()
+
+    def _decode(self, raw: bytes, number: int) -> str:
+        if number == 1:
+            raw = raw.removeprefix(_BOM)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            byte = raw[error.start]
+            raise refuse(self._name, number, f"not UTF-8 text (byte 0x{byte:02x})") from None
+        if "\x00" in text:
+            raise refuse(self._name, number, "a NUL byte, which container logs do not hold")
+        return text.rstrip("\r\n")
+
+    def _line(self, number: int, line: TextLine) -> Iterator[TextRecord]:
+        who = self._who(number, line)
+        container = self._containers.setdefault(who, _Container())
+        time_ns = line.stamp_ns
+        if time_ns is None and line.glog is not None:
+            time_ns = self._logs.clock.instant(line.glog)
+        if time_ns is None:
+            if container.last_ns is None:
+                container.waiting.append((number, line, self._file_last))
+                return
+            time_ns = container.last_ns
+        else:
+            container.last_ns = self._file_last = time_ns
+            self._file_first = time_ns if self._file_first is None else self._file_first
+            for waiting, earlier, _ in container.waiting:
+                yield from self._record(waiting, who, time_ns, earlier)
+            container.waiting.clear()
+        yield from self._record(number, who, time_ns, line)
+
+    def _finish(self) -> Iterator[TextRecord]:
+        if self._file_first is None:
+            if self._containers:
+                raise refuse(
+                    self._name,
+                    self._first_line,
+                    "no line carries a time (an RFC 3339 time or a glog header); "
+                    "record the logs with kubectl logs --timestamps",
+                )
+            return
+        for who, container in self._containers.items():
+            for number, line, before in container.waiting:
+                time_ns = self._file_first if before is None else before
+                yield from self._record(number, who, time_ns, line)
+
+    def _record(self, number: int, who: Who, time_ns: int, line: TextLine) -> Iterator[TextRecord]:
+        if line.message.strip():
+            entry = self._logs.entry(who, time_ns, line, f"{self._tag}-{number:010d}")
+            raw = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+            yield TextRecord(number, raw, entry)
+
+    def _who(self, number: int, line: TextLine) -> Who:
+        """The line's pod and container (from its prefix, else the file's)."""
+        if self._prefixed is None:
+            self._prefixed, self._first_line = line.pod is not None, number
+        if self._prefixed != (line.pod is not None):
+            has = "has no" if self._prefixed else "has a"
+            raise refuse(
+                self._name,
+                number,
+                f"this line {has} [pod/NAME/CONTAINER] prefix, unlike line {self._first_line}; "
+                "which container logged it is unknown",
+            )
+        if line.pod is not None and line.container:
+            return line.pod, line.container
+        if line.pod is not None:
+            return self._file_who(number, line.pod)
+        if self._default is None:
+            self._default = self._file_who(number)
+        return self._default
+
+    def _file_who(self, number: int, pod: str | None = None) -> Who:
+        """The pod and container the file's place or the flags give (the prefix's pod first)."""
+        options = self._logs.options
+        what = "the prefix names no container" if pod else "no [pod/NAME/CONTAINER] prefix"
+        pod = pod or (self._place[0] if self._place else options.pod)
+        container = self._place[1] if self._place else None
+        if container is None and len(options.containers) == 1:
+            container = options.containers[0]
+        if pod is None or container is None:
+            raise refuse(
+                self._name,
+                number,
+                f"container logs with {what}; say whose they are with --pod_prefix=POD and "
+                "--container_names=CONTAINER (one name), or put the file at POD/CONTAINER.log "
+                "in a folder",
+            )
+        return pod, container

@@ -1,0 +1,404 @@
+"""Plain-text container logs (`kubectl logs` transcripts) replayed like exports.
+
+Transcripts are written from recorded incidents by tests/transcripts.py, as
+kubectl prints them; what the tool must find in them is what was planted in
+the incident (its `.expected.json`) and what its export holds.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pathways_workload.cli import main
+from pathways_workload.sources.files import FileSource
+from pathways_workload.sources.text_logs import TextLogOptions, TextLogs
+from pathways_workload.target import Target, parse_workload
+from pathways_workload.timestamps import parse_timestamp_ns
+from pathways_workload.window import Window
+from tests import transcripts
+from tests.helpers import run_cli
+from tests.test_fast_path import _fetches as fast_path_fetches
+from tests.test_incidents import INCIDENTS, expected
+
+# Incidents whose cause is in container logs, and the JobSet each one is about.
+CONTAINER_CAUSES = {
+    "user-code-import-error": "gemma-ft",
+    "lost-connection-to-peer": "llama-train",
+    "missing-proxy-backend": "qwen-sft",
+    "compilation-service-crash": "mixtral-train",
+}
+HEAD = ("gemma-ft-pathways-head-0-0-n2548", "jax-tpu")
+WORKER = ("llama-train-worker-1-2-75wk5", "pathways-worker")
+TEXT_FIELDS = {"insertId", "resource", "timestamp", "severity", "textPayload", "labels"}
+# 2026-10-23T00:00:00Z: before the corpus's November incidents (the tests' clock is after all).
+EARLIER_CLOCK_NS = 1792713600 * 10**9
+
+
+def export(name: str) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = json.loads((INCIDENTS / f"{name}.json").read_text())
+    return entries
+
+
+def lines_of(name: str, pod: str, container: str) -> list[dict[str, Any]]:
+    return transcripts.container_entries(export(name))[(pod, container)]
+
+
+def json_entries(*argv: str) -> list[dict[str, Any]]:
+    code, out, err = run_cli(*argv, "--format=json", "--limit=5000")
+    assert code == 0, err
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def root_cause(*argv: str) -> dict[str, Any]:
+    code, out, err = run_cli(*argv, "--action=triage", "--format=json")
+    assert code == 0, err
+    cause: dict[str, Any] = json.loads(out)["root_cause"]
+    return cause
+
+
+def same_cause(found: dict[str, Any], name: str) -> None:
+    """The planted root cause: pod, container, time (as an instant), message, scenario."""
+    planted = expected(name)["root_cause"]
+    assert (found["pod"], found["container"]) == (planted["pod"], planted["container"])
+    assert parse_timestamp_ns(found["timestamp"]) == parse_timestamp_ns(planted["timestamp"])
+    assert planted["message_contains"] in found["message"]
+    assert found["scenario"] == planted["scenario"]
+
+
+def write(path: Path, text: str | bytes) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, str):
+        path.write_text(text)
+    else:
+        path.write_bytes(text)
+    return str(path)
+
+
+# --------------------------------------------------------------------------- whole incidents
+
+
+@pytest.mark.parametrize("name", sorted(CONTAINER_CAUSES))
+def test_triage_of_a_kubectl_dump_names_the_export_root_cause(tmp_path: Path, name: str) -> None:
+    jobset = CONTAINER_CAUSES[name]
+    dump = write(tmp_path / "dump.log", transcripts.prefixed(export(name)))
+    from_dump = root_cause(f"--jobset_name={jobset}", f"--logs_file={dump}")
+    from_export = root_cause(f"--jobset_name={jobset}", f"--logs_file={INCIDENTS / name}.json")
+    same_cause(from_dump, name)
+    same_cause(from_export, name)
+    assert parse_timestamp_ns(from_dump["timestamp"]) == parse_timestamp_ns(
+        from_export["timestamp"]
+    )
+    assert from_dump["message"] == from_export["message"]
+
+
+def test_a_folder_of_pod_container_logs_is_read_by_place(tmp_path: Path) -> None:
+    name = "user-code-import-error"
+    for (pod, container), lines in transcripts.container_entries(export(name)).items():
+        write(tmp_path / "dump" / pod / f"{container}.log", transcripts.single(lines, True))
+    same_cause(root_cause("--jobset_name=gemma-ft", f"--logs_file={tmp_path / 'dump'}"), name)
+
+
+def test_the_jobset_flag_selects_only_its_own_pods(tmp_path: Path) -> None:
+    """The dump also holds gemma-ft-eval's pods, whose names start with `gemma-ft-`."""
+    dump = write(tmp_path / "dump.log", transcripts.prefixed(export("user-code-import-error")))
+    entries = json_entries(
+        "--jobset_name=gemma-ft", f"--logs_file={dump}", "--action=errors", "--min_severity=DEFAULT"
+    )
+    pods = {entry["resource"]["labels"]["pod_name"] for entry in entries}
+    assert pods == set(expected("user-code-import-error")["workload_pods"])
+
+
+def test_a_dump_piped_to_standard_input_is_read_like_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kubectl logs ... | debug_workload.py --logs_file=-`; triage reads it again (follow-ups)."""
+    name = "user-code-import-error"
+    text = transcripts.prefixed(export(name))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    same_cause(root_cause("--jobset_name=gemma-ft", "--logs_file=-"), name)
+
+
+def test_a_gzipped_dump_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    name = "user-code-import-error"
+    data = gzip.compress(b"\xef\xbb\xbf" + transcripts.prefixed(export(name)).encode())
+    dump = write(tmp_path / "dump.log.gz", data)
+    same_cause(root_cause("--jobset_name=gemma-ft", f"--logs_file={dump}"), name)
+
+
+# --------------------------------------------------------------------------- one container
+
+
+def test_one_container_with_timestamps_reads_as_its_export(tmp_path: Path) -> None:
+    lines = lines_of("user-code-import-error", *HEAD)
+    log = write(tmp_path / "head.log", transcripts.single(lines, timestamps=True))
+    entries = json_entries(
+        f"--logs_file={log}",
+        f"--pod_prefix={HEAD[0]}",
+        f"--container_names={HEAD[1]}",
+        "--action=user-workload",
+        "--min_severity=DEFAULT",
+    )
+    assert [e["textPayload"] for e in entries] == [e["textPayload"] for e in lines]
+    assert [parse_timestamp_ns(e["timestamp"]) for e in entries] == [
+        parse_timestamp_ns(e["timestamp"]) for e in lines
+    ]
+    assert {
+        (e["resource"]["labels"]["pod_name"], e["resource"]["labels"]["container_name"])
+        for e in entries
+    } == {HEAD}
+
+
+def test_one_container_without_timestamps_takes_times_from_glog_headers(tmp_path: Path) -> None:
+    lines = lines_of("user-code-import-error", *HEAD)
+    glog_times = [parse_timestamp_ns(e["timestamp"]) for e in lines if "sourceLocation" in e]
+    wanted, last = [], glog_times[0]
+    for line in lines:
+        last = parse_timestamp_ns(line["timestamp"]) if "sourceLocation" in line else last
+        wanted.append(last)
+    planted = expected("user-code-import-error")["target"]
+    log = write(tmp_path / "head.log", transcripts.single(lines, timestamps=False))
+    entries = json_entries(
+        f"--logs_file={log}",
+        f"--pod_prefix={HEAD[0]}",
+        f"--container_names={HEAD[1]}",
+        f"--start_time={planted['start_time']}",
+        f"--end_time={planted['end_time']}",
+        "--action=user-workload",
+        "--min_severity=DEFAULT",
+    )
+    assert [e["textPayload"] for e in entries] == [e["textPayload"] for e in lines]
+    assert [parse_timestamp_ns(e["timestamp"]) for e in entries] == wanted
+    assert [e["insertId"] for e in entries] == sorted(e["insertId"] for e in entries)
+
+
+def _run_at(clock_ns: int, *argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err, clock=lambda: clock_ns)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_glog_only_transcript_says_which_year_it_assumed(tmp_path: Path) -> None:
+    lines = [e for e in lines_of("lost-connection-to-peer", *WORKER) if "sourceLocation" in e]
+    log = write(tmp_path / "worker.log", transcripts.single(lines, timestamps=False))
+    argv = [
+        f"--logs_file={log}",
+        f"--pod_prefix={WORKER[0]}",
+        f"--container_names={WORKER[1]}",
+        "--action=workers",
+        "--min_severity=DEFAULT",
+        "--format=json",
+    ]
+    code, out, err = run_cli(*argv)
+    assert code == 0, err
+    assert "glog headers carry no year; read as 2026" in err
+    found = [json.loads(line) for line in out.splitlines()]
+    assert [parse_timestamp_ns(e["timestamp"]) for e in found] == [
+        parse_timestamp_ns(e["timestamp"]) for e in lines
+    ]
+    assert [e["severity"] for e in found] == [e["severity"] for e in lines]
+    # November 2026 lies ahead of a clock in October 2026: the year before is assumed.
+    code, out, err = _run_at(EARLIER_CLOCK_NS, *argv)
+    assert code == 0, err
+    assert "read as 2025" in err
+    assert all(json.loads(line)["timestamp"].startswith("2025-11-") for line in out.splitlines())
+
+
+def test_window_flags_give_glog_headers_their_year(tmp_path: Path) -> None:
+    lines = [e for e in lines_of("lost-connection-to-peer", *WORKER) if "sourceLocation" in e]
+    log = write(tmp_path / "worker.log", transcripts.single(lines, timestamps=False))
+    code, out, err = run_cli(
+        f"--logs_file={log}",
+        f"--pod_prefix={WORKER[0]}",
+        f"--container_names={WORKER[1]}",
+        "--issue_time=2026-11-20T04:50:00Z",
+        "--action=workers",
+        "--format=json",
+    )
+    assert code == 0, err
+    assert "no year" not in err
+    assert "Check failed: !chip_halted" in out
+
+
+# --------------------------------------------------------------------------- inference
+
+
+STREAMS = """\
+[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:16.360809123Z first line of main
+[pod/rl-actor-0-abcde/sidecar] no time yet, waits for the sidecar's first time
+[pod/rl-actor-0-abcde/main] no time: keeps main's previous time
+[pod/rl-actor-0-abcde/sidecar] W0809 08:38:20.000001 7 sidecar.cc:9] first sidecar time
+[pod/rl-actor-0-abcde/main] E0809 08:38:17.500000    1234 main.cc:77] Check failed: x
+[pod/rl-actor-0-abcde/main] F0809 08:38:17.600000 1234 main.cc:78] fatal
+[pod/rl-actor-0-abcde/main] I0809 08:38:17.700000 1234 main.cc:79] info
+"""
+
+
+def test_times_severities_and_order_of_prefixed_lines(tmp_path: Path) -> None:
+    log = write(tmp_path / "streams.log", STREAMS)
+    entries = json_entries(
+        f"--logs_file={log}",
+        "--start_time=2026-08-09T08:00:00Z",
+        "--end_time=2026-08-09T09:00:00Z",
+        "--action=query",
+        "--filter=resource.type=k8s_container",
+    )
+    got = [
+        (e["resource"]["labels"]["container_name"], e["timestamp"], e["severity"], e["textPayload"])
+        for e in entries
+    ]
+    assert got == [
+        ("main", "2026-08-09T08:38:16.360809123Z", "DEFAULT", "first line of main"),
+        (
+            "main",
+            "2026-08-09T08:38:16.360809123Z",
+            "DEFAULT",
+            "no time: keeps main's previous time",
+        ),
+        ("main", "2026-08-09T08:38:17.5Z", "ERROR", "Check failed: x"),
+        ("main", "2026-08-09T08:38:17.6Z", "CRITICAL", "fatal"),
+        ("main", "2026-08-09T08:38:17.7Z", "INFO", "info"),
+        (
+            "sidecar",
+            "2026-08-09T08:38:20.000001Z",
+            "DEFAULT",
+            "no time yet, waits for the sidecar's first time",
+        ),
+        ("sidecar", "2026-08-09T08:38:20.000001Z", "WARNING", "first sidecar time"),
+    ]
+    fatal = entries[3]
+    assert set(fatal) == TEXT_FIELDS - {"labels"} | {"sourceLocation"}
+    assert fatal["sourceLocation"] == {"file": "main.cc", "line": "78"}
+    assert fatal["resource"] == {
+        "type": "k8s_container",
+        "labels": {
+            "namespace_name": "default",
+            "pod_name": "rl-actor-0-abcde",
+            "container_name": "main",
+        },
+    }
+    assert set(entries[0]) == TEXT_FIELDS - {"labels"}  # no workload flag, no launcher's name
+
+
+def test_target_flags_fill_the_resource_and_name_the_workload(tmp_path: Path) -> None:
+    log = write(tmp_path / "streams.log", STREAMS)
+    entries = json_entries(
+        f"--logs_file={log}",
+        "--project=pw-demo",
+        "--cluster_name=pw-cluster",
+        "--location=us-east5",
+        "--namespace=rl",
+        "--job_name=rl-actor",
+        "--action=errors",
+    )
+    assert [e["textPayload"] for e in entries] == ["Check failed: x", "fatal"]
+    assert entries[0]["resource"]["labels"] == {
+        "project_id": "pw-demo",
+        "location": "us-east5",
+        "cluster_name": "pw-cluster",
+        "namespace_name": "rl",
+        "pod_name": "rl-actor-0-abcde",
+        "container_name": "main",
+    }
+    assert entries[0]["labels"]["k8s-pod/batch_kubernetes_io/job-name"] == "rl-actor"
+    assert entries[0]["labels"]["k8s-pod/batch_kubernetes_io/job-completion-index"] == "0"
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def refused(*argv: str) -> str:
+    code, _, err = run_cli(*argv, "--action=pods")
+    assert code == 5, err
+    assert len(err.splitlines()) == 1, err
+    return err
+
+
+def test_garbage_text_exits_5_naming_file_and_line(tmp_path: Path) -> None:
+    log = write(tmp_path / "notes.txt", "\n\nthe job died, see below\nno idea why\n")
+    assert refused(f"--logs_file={log}").startswith(
+        f"error: {log}:3: not a JSON export ('[' or '{{') or container logs"
+    )
+
+
+def test_a_line_without_the_prefix_of_the_others_is_refused(tmp_path: Path) -> None:
+    text = STREAMS.splitlines(keepends=True)
+    log = write(tmp_path / "mixed.log", "".join(text[:2]) + "error: stream closed\n")
+    assert refused(f"--logs_file={log}").startswith(
+        f"error: {log}:3: this line has no [pod/NAME/CONTAINER] prefix, unlike line 1"
+    )
+
+
+def test_invalid_utf8_is_refused_naming_the_line(tmp_path: Path) -> None:
+    log = write(tmp_path / "bad.log", STREAMS.encode().splitlines()[0] + b"\n[pod/a/b] \xff\xfe\n")
+    assert f"error: {log}:2: not UTF-8 text (byte 0xff)" in refused(f"--logs_file={log}")
+
+
+def test_unprefixed_logs_need_a_pod_and_one_container(tmp_path: Path) -> None:
+    log = write(tmp_path / "one.log", "2026-08-09T08:38:16Z hello\n")
+    message = refused(f"--logs_file={log}")
+    assert message.startswith(f"error: {log}:1: container logs with no [pod/NAME/CONTAINER] prefix")
+    assert "--pod_prefix=POD and --container_names=CONTAINER" in message
+    refused(f"--logs_file={log}", "--pod_prefix=p", "--container_names=a,b")
+
+
+def test_logs_without_any_time_are_refused(tmp_path: Path) -> None:
+    log = write(tmp_path / "plain.log", "starting\nI was here\n")
+    message = refused(
+        f"--logs_file={log}", "--logs_format=kubectl", "--pod_prefix=p", "--container_names=c"
+    )
+    assert message.startswith(f"error: {log}:1: no line carries a time")
+
+
+def test_logs_format_overrides_the_sniffing(tmp_path: Path) -> None:
+    late = (
+        "".join(f"plain line {n}\n" for n in range(12)) + "2026-08-09T08:38:16Z Check failed: y\n"
+    )
+    log = write(tmp_path / "late.log", late)
+    flags = [f"--logs_file={log}", "--pod_prefix=p", "--container_names=c"]
+    assert refused(*flags).startswith(f"error: {log}:1: not a JSON export")
+    entries = json_entries(*flags, "--logs_format=kubectl", "--action=errors")
+    assert [e["textPayload"] for e in entries] == ["Check failed: y"]
+    dump = write(tmp_path / "dump.log", STREAMS)
+    assert refused(f"--logs_file={dump}", "--logs_format=export").startswith(f"error: {dump}:")
+
+
+def test_logs_format_needs_logs_file() -> None:
+    code, _, err = run_cli("--logs_format=kubectl", "--jobset_name=x", "--action=errors")
+    assert (code, err.splitlines()[-1]) == (2, "error: --logs_format goes with --logs_file")
+
+
+# --------------------------------------------------------------------------- fast path
+
+
+@pytest.mark.parametrize("name", sorted(CONTAINER_CAUSES))
+def test_the_fast_path_changes_nothing_on_text_logs(tmp_path: Path, name: str) -> None:
+    planted = expected(name)
+    target = Target(workloads=tuple(parse_workload(w) for w in planted["target"]["workload"]))
+    window = Window(
+        parse_timestamp_ns(planted["target"]["start_time"]),
+        parse_timestamp_ns(planted["target"]["end_time"]),
+    )
+    fetches = fast_path_fetches(target, window, tuple(planted["workload_nodes"]))
+    dump = write(tmp_path / "dump.log", transcripts.prefixed(export(name)))
+    folder = tmp_path / "folder"
+    for (pod, container), lines in transcripts.container_entries(export(name)).items():
+        glog = any("sourceLocation" in line for line in lines)  # times from the headers
+        write(folder / pod / f"{container}.log", transcripts.single(lines, timestamps=not glog))
+    for paths in ([dump], [str(folder)]):
+        options = TextLogOptions(workloads=target.workloads, window=window, folders=tuple(paths))
+        answers = [
+            [
+                (r.entries, r.truncated)
+                for r in FileSource(paths, fast, text=TextLogs(options)).run(fetches)
+            ]
+            for fast in (True, False)
+        ]
+        assert answers[0] == answers[1]
+        assert any(entries for entries, _ in answers[0])
