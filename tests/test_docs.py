@@ -37,6 +37,9 @@ FOREIGN_FLAGS = {
     "--parameter",
     "--hosts",
     "--slices",
+    "--prefix",
+    "--timestamps",
+    "--all-containers",
 }
 PLACEHOLDERS = {
     "{project}": "pw-demo",
