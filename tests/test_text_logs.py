@@ -98,6 +98,19 @@ def test_triage_of_a_kubectl_dump_names_the_export_root_cause(tmp_path: Path, na
     assert from_dump["message"] == from_export["message"]
 
 
+def test_the_analytics_engine_reads_a_dump_too(tmp_path: Path) -> None:
+    """Offline SQL runs on DuckDB, whose timestamps keep microseconds."""
+    name = "user-code-import-error"
+    dump = write(tmp_path / "dump.log", transcripts.prefixed(export(name)))
+    found = root_cause("--jobset_name=gemma-ft", f"--logs_file={dump}", "--engine=analytics")
+    planted = expected(name)["root_cause"]
+    assert (found["pod"], found["container"]) == (planted["pod"], planted["container"])
+    assert planted["message_contains"] in found["message"]
+    assert found["scenario"] == planted["scenario"]
+    gap = parse_timestamp_ns(found["timestamp"]) - parse_timestamp_ns(planted["timestamp"])
+    assert -1000 < gap <= 0
+
+
 def test_a_folder_of_pod_container_logs_is_read_by_place(tmp_path: Path) -> None:
     name = "user-code-import-error"
     for (pod, container), lines in transcripts.container_entries(export(name)).items():

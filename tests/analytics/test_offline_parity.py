@@ -102,7 +102,9 @@ def incident(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """
     sent: dict[str, list[str]] = {}
 
-    def loaded(paths: list[str], dataset: Any, project: Any, full: bool, stack: Any) -> Any:
+    def loaded(
+        paths: list[str], dataset: Any, project: Any, full: bool, stack: Any, text: Any
+    ) -> Any:
         view = queries.View(dataset.table_or_stand_in(), project)
         sent[current] = (source := AnalyticsSource(store.rows, view, full)).sql_run
         return source
