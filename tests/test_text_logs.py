@@ -299,6 +299,13 @@ def test_times_severities_and_order_of_prefixed_lines(tmp_path: Path) -> None:
     assert set(entries[0]) == TEXT_FIELDS - {"labels"}  # no workload flag, no launcher's name
 
 
+def test_terminal_colour_codes_are_kept(tmp_path: Path) -> None:
+    log = write(tmp_path / "colour.log", "2026-08-09T08:38:16Z \x1b[31mCheck failed: red\x1b[0m\n")
+    flags = ["--pod_prefix=p", "--container_names=c", "--action=errors"]
+    entries = json_entries(f"--logs_file={log}", *flags)
+    assert [e["textPayload"] for e in entries] == ["\x1b[31mCheck failed: red\x1b[0m"]
+
+
 def test_target_flags_fill_the_resource_and_name_the_workload(tmp_path: Path) -> None:
     log = write(tmp_path / "streams.log", STREAMS)
     entries = json_entries(
