@@ -5,12 +5,12 @@ indented JSON array, an array with one compact entry per line, and any other
 JSON array (all on one line, `indent=0`, ...), each optionally gzipped. The
 first three come as blocks of whole records in their framing, the scanner's
 input; any other array is decoded entry by entry, an entry as large as memory
-allows. Plain-text container logs (`kubectl logs` output) are told apart here too,
-when a `TextLogs` is given, and come as batches of entries made from their
-lines (text_records.py). A UTF-8 byte order mark is skipped; UTF-16 and
-UTF-32 are refused, naming the encoding. All bytes are checked to be UTF-8 text without NUL,
-whatever the layout, so a file is refused for the same reasons whether or not
-a query would have looked at the bad line.
+allows. Plain-text container logs (`kubectl logs` output) are told apart here
+too, when a `TextLogs` is given, and come as batches of entries made from
+their lines (text_records.py). A UTF-8 byte order mark is skipped; UTF-16 and
+UTF-32 are refused, naming the encoding. All bytes are checked to be UTF-8
+text without NUL, whatever the layout, so a file is refused for the same
+reasons whether or not a query would have looked at the bad line.
 """
 
 from __future__ import annotations
@@ -240,7 +240,7 @@ def read_export(
         if layout is None:
             return
         if layout.text and text is not None:
-            yield from text_batches(stream, text, number)
+            yield from text_batches(stream, text, number, BATCH_ENTRIES)
             return
         if layout.framing is None:
             yield from _decoded(stream, number)
@@ -272,7 +272,7 @@ def simple_export(
         if layout is None:
             return
         if layout.text and text is not None:
-            yield from text_batches(stream, text, number)
+            yield from text_batches(stream, text, number, BATCH_ENTRIES)
             return
         framing = layout.framing
         if isinstance(framing, LineFraming) and not framing.commas:

@@ -8,8 +8,6 @@ from pathways_workload.sources.records import Record
 from pathways_workload.sources.stream import Stream
 from pathways_workload.sources.text_logs import TextLogs
 
-BATCH_ENTRIES = 512
-
 
 def _lines(stream: Stream) -> Iterator[bytes]:
     """The rest of the stream line by line, its buffer first (a last line may lack its break)."""
@@ -23,13 +21,14 @@ def _lines(stream: Stream) -> Iterator[bytes]:
         yield stream.drop(len(stream.buffer))
 
 
-def text_batches(stream: Stream, text: TextLogs, number: int) -> Iterator[list[Record]]:
-    """The entries of export number `number`, text logs from the stream's start, in batches."""
+def text_batches(stream: Stream, text: TextLogs, number: int, size: int) -> Iterator[list[Record]]:
+    """The entries of export number `number`, text logs from the stream's start, in batches
+    of `size`."""
     export, batch = stream.export, []
     for made in text.records(export.name, export.path, _lines(stream)):
         order = (number, made.line)
         batch.append(Record(made.raw, export, line=made.line, order=order, parsed=made.entry))
-        if len(batch) == BATCH_ENTRIES:
+        if len(batch) == size:
             yield batch
             batch = []
     if batch:
