@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ import pytest
 from pathways_workload.analytics import queries
 from pathways_workload.analytics.offline import OfflineStore
 from pathways_workload.analytics.source import AnalyticsSource
-from pathways_workload.errors import UsageError
+from pathways_workload.errors import InputFileError, UsageError
 from pathways_workload.query import Query
 from pathways_workload.sources.base import Fetch
 from tests.helpers import container_entry
@@ -74,3 +75,21 @@ def test_running_out_of_memory_asks_for_a_narrower_window(tmp_path: Path) -> Non
         f"DuckDB ran out of memory replaying {export} (its limit is 4MB): narrow the window "
         "(--duration, --start_time), or run the queries on BigQuery (--execute)"
     )
+
+
+def test_work_folders_are_removed_when_the_export_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store copies the logs into its work folder; a corrupt export must not leave one."""
+    work = tmp_path / "tmp"
+    work.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(work))
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text("[]")
+    bad.write_text('[{"timestamp": "2026-10-22T11:00:00Z",')
+    with OfflineStore([str(good)]):
+        assert len(list(work.iterdir())) == 1
+    assert not list(work.iterdir())
+    with pytest.raises(InputFileError), OfflineStore([str(bad)]):
+        pass
+    assert not list(work.iterdir())

@@ -70,21 +70,28 @@ class OfflineStore:
     def __enter__(self) -> OfflineStore:
         duckdb = require("duckdb")
         self._folder = Path(tempfile.mkdtemp(prefix="pathways-analytics-"))
+        try:
+            self._open(duckdb, self._folder)
+            self._load(duckdb)
+        except BaseException:
+            self.__exit__()  # a refused export leaves no copy of its logs behind
+            raise
+        return self
+
+    def _open(self, duckdb: Any, folder: Path) -> None:
         config = {
-            "temp_directory": str(self._folder / "spill"),
+            "temp_directory": str(folder / "spill"),
             "preserve_insertion_order": False,
             "threads": 1,
         }
         if self._memory_limit:
             config["memory_limit"] = self._memory_limit
-        self._connection = duckdb.connect(str(self._folder / "logs.duckdb"), config=config)
+        self._connection = duckdb.connect(str(folder / "logs.duckdb"), config=config)
         # DuckDB draws its progress bar on stdout, into the tool's output, when a query is slow.
         self._connection.execute("SET enable_progress_bar = false")
         self._connection.execute("SET TimeZone = 'UTC'")
         self._connection.execute(f"SET max_expression_depth TO {MAX_EXPRESSION_DEPTH}")
         emulation.register(self._connection)
-        self._load(duckdb)
-        return self
 
     def __exit__(self, *exc: object) -> None:
         if self._connection is not None:
