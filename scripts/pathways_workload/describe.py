@@ -15,7 +15,13 @@ def _dict(value: Any) -> dict[str, Any]:
 
 
 def resource_labels(entry: Entry) -> dict[str, Any]:
-    return _dict(_dict(entry.get("resource")).get("labels"))
+    # Written out (no `_dict` calls): triage asks this of every entry many times.
+    resource = entry.get("resource")
+    if isinstance(resource, dict):
+        found = resource.get("labels")
+        if isinstance(found, dict):
+            return found
+    return {}
 
 
 def resource_type(entry: Entry) -> str:
@@ -39,12 +45,14 @@ def container_of(entry: Entry) -> str | None:
 
 def node_of(entry: Entry) -> str | None:
     """The node (GCE instance) an entry is about, wherever the entry says it."""
-    for value in (
-        entry_labels(entry).get(labels.NODE),
-        resource_labels(entry).get("node_name"),
-        _instance_from_audit(entry),
-        _dict(_dict(entry.get("jsonPayload")).get("source")).get("host"),
-    ):
+    places = (
+        lambda: entry_labels(entry).get(labels.NODE),
+        lambda: resource_labels(entry).get("node_name"),
+        lambda: _instance_from_audit(entry),
+        lambda: _dict(_dict(entry.get("jsonPayload")).get("source")).get("host"),
+    )
+    for place in places:
+        value = place()
         if isinstance(value, str) and value:
             return value
     return None

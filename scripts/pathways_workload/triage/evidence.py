@@ -139,14 +139,32 @@ class Symptom:
     preamble: bool = False
 
     def matches(self, entry: Entry) -> bool:
+        return self.holds(_Read.of(entry))
+
+    def holds(self, read: _Read) -> bool:
+        """Whether the rule matches an entry, read once for every rule."""
         if self.event:
-            return event_reason(entry) == self.text
-        if self.containers and container_of(entry) not in self.containers:
+            return read.reason == self.text
+        if self.containers and read.container not in self.containers:
             return False
-        text = bare_message(entry)
         if self.shape is not None:
-            return self.shape.match(text.rstrip()) is not None
-        return self.text.lower() in text.lower()
+            return self.shape.match(read.text.rstrip()) is not None
+        return self.text.lower() in read.lowered
+
+
+@dataclasses.dataclass(frozen=True)
+class _Read:
+    """What the symptom rules look at in an entry."""
+
+    reason: str
+    container: str | None
+    text: str
+    lowered: str
+
+    @classmethod
+    def of(cls, entry: Entry) -> _Read:
+        text = bare_message(entry)
+        return cls(event_reason(entry), container_of(entry), text, text.lower())
 
 
 def _crash_example(text: str) -> Example:
@@ -559,7 +577,8 @@ def source_of(entry: Entry) -> str:
 
 def symptom_of(entry: Entry) -> Symptom | None:
     """The first symptom rule the entry matches, or None for a possible cause."""
-    return next((rule for rule in SYMPTOMS if rule.matches(entry)), None)
+    read = _Read.of(entry)
+    return next((rule for rule in SYMPTOMS if rule.holds(read)), None)
 
 
 def _routine_line(entry: Entry) -> bool:

@@ -55,8 +55,10 @@ def host_pods(entries: Iterable[Entry]) -> dict[str, HostPod]:
     """The host pods among the workload's container lines."""
     pods: dict[str, HostPod] = {}
     for entry in entries:
+        if container_of(entry) not in HOST_CONTAINERS:
+            continue
         pod, node = pod_of(entry), node_of(entry)
-        if container_of(entry) not in HOST_CONTAINERS or not pod or not node:
+        if not pod or not node:
             continue
         indices = host_index(entry_labels(entry))
         if indices is None:

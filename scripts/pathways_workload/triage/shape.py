@@ -48,16 +48,20 @@ def learn_shape(entries: Iterable[Entry]) -> WorkloadShape:
     highest = -1
     for entry in entries:
         pod = pod_of(entry)
-        if not pod or container_of(entry) is None:
+        if not pod or pod in host_of:  # a pod's labels are the same on all its lines
+            continue
+        container = container_of(entry)
+        if container is None:
             continue
         pods.add(pod)
-        if container_of(entry) not in HOST_CONTAINERS:
+        if container not in HOST_CONTAINERS:
             continue
-        index = host_index(entry_labels(entry))
+        found = entry_labels(entry)
+        index = host_index(found)
         if index is None:
             continue
         host_of[pod] = index
-        count = _slices(entry_labels(entry))
+        count = _slices(found)
         if count is not None:
             slices.add(count)
         if index[1].isdigit():

@@ -45,12 +45,14 @@ def _container(entry: Entry) -> str | None:
     return found.group(1) if found else container_of(entry)
 
 
-def _images(entry: Entry) -> list[tuple[str, str, str]]:
+def _images(entry: Entry, text: str) -> list[tuple[str, str, str]]:
     """(component, where it runs: head or hosts, image) for each Pathways image named."""
+    if "server:" not in text and "sidecar:" not in text:  # every image name ends so
+        return []
     role = "hosts" if _container(entry) in HOST_CONTAINERS else "head"
     return [
         (IMAGE_KINDS[kind], role, f"{repository}:{tag}")
-        for repository, kind, tag in _IMAGE_RE.findall(message(entry))
+        for repository, kind, tag in _IMAGE_RE.findall(text)
     ]
 
 
@@ -70,13 +72,14 @@ def _scan(entries: Iterable[Entry]) -> tuple[Images, dict[str, str], str | None]
     builds: dict[str, str] = {}
     jax = None
     for entry in entries:
-        for kind, role, image in _images(entry):
-            images.setdefault((kind, role), image)
         text = message(entry)
-        build = _BUILD_RE.search(text)
+        named = _images(entry, text)
+        for kind, role, image in named:
+            images.setdefault((kind, role), image)
+        build = _BUILD_RE.search(text) if "Build label" in text else None
         if build:
             builds.setdefault(container_of(entry) or "?", build.group(1))
-        if jax is None and not _IMAGE_RE.search(text):
+        if jax is None and not named and "jax" in text.lower():
             found = _JAX_RE.search(text)
             jax = found.group(1) if found else None
     return images, builds, jax
