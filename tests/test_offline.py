@@ -128,6 +128,24 @@ def test_empty_result_says_so_with_hints(tmp_path: Path) -> None:
     assert "run --action=node-ooms and --action=pod-events" in err
 
 
+@pytest.mark.parametrize("text", ["[]", "", "\n\n"])
+def test_an_export_without_entries_has_no_window_to_give(tmp_path: Path, text: str) -> None:
+    """Its bounds would be the epoch and tomorrow: said as what they are instead."""
+    path = tmp_path / "empty.json"
+    path.write_text(text)
+    args = (f"--logs_file={path}", "--jobset_name=llama-train")
+    code, out, err = run_cli("--action=errors", *args)
+    assert (code, out) == (0, "")
+    said = "the export, which holds no entry with a usable timestamp"
+    assert err.splitlines()[:2] == [f"window: {said}", f"no entries matched in {said}"]
+    code, out, _ = run_cli("--action=triage", *args)
+    assert code == 0
+    assert out.splitlines()[1] == f"Window: {said}"
+    assert "1970" not in out
+    code, out, _ = run_cli("--action=triage", "--format=json", *args)
+    assert json.loads(out)["window"]["note"] == said
+
+
 def test_no_window_flags_offline_means_the_export_span(tmp_path: Path) -> None:
     path = write(tmp_path / "a.jsonl", _entries(), "lines")
     code, _, err = run_cli("--action=errors", f"--logs_file={path}", "--jobset_name=llama-train")

@@ -118,14 +118,18 @@ def _run_stages(
     return request, answers
 
 
+NO_SPAN = "the export, which holds no entry with a usable timestamp"
+
+
 def _settled(
     request: Request, results: Results, settle: Settle, output: Output
 ) -> tuple[Request, Results]:
     """The run's window once the source has learnt it (an export's span, read in the pass)."""
     span = settle()
     if span is None:
-        output.err.write("window: the export holds no entry with a usable timestamp\n")
-        return request, results
+        output.err.write(f"window: {NO_SPAN}\n")
+        noted = dataclasses.replace(request.window, note=NO_SPAN)
+        return dataclasses.replace(request, window=noted), results
     output.err.write(span.describe() + "\n")
     old, new = filters.within(request.window), filters.within(span)
     return dataclasses.replace(request, window=span), results.rewindowed(old, new)

@@ -19,10 +19,15 @@ _UNIT_SECONDS = (86400, 3600, 60, 1)
 
 @dataclasses.dataclass(frozen=True)
 class Window:
-    """A closed interval of instants, in nanoseconds since the epoch."""
+    """A closed interval of instants, in nanoseconds since the epoch.
+
+    `note`, when set, is said instead of the bounds, which then mean nothing to
+    a reader (an export without one usable timestamp has no span).
+    """
 
     start_ns: int
     end_ns: int
+    note: str = ""
 
     @property
     def start(self) -> str:
@@ -33,8 +38,15 @@ class Window:
         return format_timestamp_ns(self.end_ns)
 
     def span(self) -> str:
-        """The bounds and the length: `START .. END (1h)`."""
+        """The bounds and the length: `START .. END (1h)` (or the note)."""
+        if self.note:
+            return self.note
         return f"{self.start} .. {self.end} ({format_duration(self.end_ns - self.start_ns)})"
+
+    def as_json(self) -> dict[str, str]:
+        """The bounds, and the note when there is one."""
+        bounds = {"start": self.start, "end": self.end}
+        return {**bounds, "note": self.note} if self.note else bounds
 
     def describe(self) -> str:
         """One line for stderr."""

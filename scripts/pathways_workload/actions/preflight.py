@@ -93,7 +93,7 @@ def present_preflight(request: Request, results: Results) -> TableReport:
         "action": "preflight",
         "status": status,
         "reason": reason,
-        "window": {"start": request.window.start, "end": request.window.end},
+        "window": request.window.as_json(),
         "readable": True,
         "cluster_lines": count(access),
         "workload_lines": count(workload),

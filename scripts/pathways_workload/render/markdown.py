@@ -180,10 +180,16 @@ def _next(report: dict[str, Any]) -> list[str]:
     return ["", "## Next, look closer with", *(f"- `{step}`" for step in report["next"])]
 
 
+def _window(window: dict[str, str]) -> str:
+    if "note" in window:
+        return f"Window: {window['note']}"
+    return f"Window {window['start']} .. {window['end']}"
+
+
 def write_triage(report: dict[str, Any], out: TextIO, verbose: bool = False) -> None:
     text = [
         f"# Triage of {', '.join(report['workload'])}",
-        f"Window {report['window']['start']} .. {report['window']['end']}",
+        _window(report["window"]),
         "",
         "## Root cause",
         *_root_cause(report),

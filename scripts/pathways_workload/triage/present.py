@@ -25,7 +25,7 @@ def present_triage(request: Request, results: Results) -> TriageReport:
     data = {
         "action": "triage",
         "workload": [str(w) for w in request.target.workloads],
-        "window": {"start": request.window.start, "end": request.window.end},
+        "window": request.window.as_json(),
         **analyze(TriageResults.of(results), request),
         "requests": sum(result.requests for result in results),
         "checks": checks_run(results, request.target.project, request.window),

@@ -264,7 +264,11 @@ def triage_page(report: dict[str, Any]) -> str:
     """The triage report as one HTML document."""
     workload = ", ".join(report.get("workload") or []) or "the workload"
     window = report.get("window") or {}
-    span = f"Window {window.get('start')} .. {window.get('end')} (UTC)"
+    span = (
+        f"Window: {window['note']}"
+        if "note" in window
+        else f"Window {window.get('start')} .. {window.get('end')} (UTC)"
+    )
     header = f'<header><h1>Triage of {text(workload)}</h1><p class="meta">{text(span)}</p></header>'
     timeline = section(
         "timeline", "Timeline", TIMELINE_HELP + timeline_html(triage_timeline(report))
