@@ -284,3 +284,12 @@ def test_only_the_workloads_nodes_hold_its_root_cause(tmp_path: Path) -> None:
     report = json.loads(out)
     assert report["root_cause"]["message"] == "Check failed: boom"
     assert report["workload_nodes"] == [NODE_A]
+
+
+def test_a_quiet_container_is_due_after_its_recent_interval_not_its_start_up_burst() -> None:
+    """Start-up logs a burst within a second; the steady interval afterwards is a minute."""
+    burst = [f"2026-10-22T11:00:00.{n}00Z" for n in range(8)]
+    steady = [f"2026-10-22T11:{minute:02d}:00Z" for minute in range(1, 7)]
+    lines = [container_entry("Executed programs", timestamp=t) for t in burst + steady]
+    due = rules.next_line_due(lines, lines[-1])
+    assert due - entry_time_ns(lines[-1]) == 60 * 10**9

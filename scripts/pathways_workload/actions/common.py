@@ -22,6 +22,7 @@ def fetch(
     limit: int | None = None,
     order: str | None = None,
     until: Callable[[Sequence[Entry]], bool] | None = None,
+    per_source: int = 0,
 ) -> Fetch:
     """A fetch of the scoped clauses; by default as many entries as the output needs."""
     return Fetch(
@@ -30,6 +31,7 @@ def fetch(
         order or request.options.order,
         name,
         until,
+        per_source,
     )
 
 

@@ -122,7 +122,7 @@ class SqlPrinter:
 
     def recipe(self, chain: Chain, fetches: Sequence[Fetch], project: str) -> str:
         """Shell setting the chain's variable to the node names the stage's query finds."""
-        stage = queries.build(_questions(fetches), self._view(project), full=False)
+        stage = queries.build(queries.questions_of(fetches), self._view(project), full=False)
         words = bq_words(self.dataset, MOST_NODES, output_format="csv")
         pipe = f" | tail -n +2 | {chains.NAME_GUARD}"
         command = bq_here_document(chains.node_names(stage), words, pipe=pipe)
@@ -139,7 +139,7 @@ class SqlPrinter:
         return queries.View(table or self.dataset.table(), project)
 
     def _sql(self, fetches: Sequence[Fetch], project: str, table: str) -> str:
-        return queries.build(_questions(fetches), self._view(project, table), self.full)
+        return queries.build(queries.questions_of(fetches), self._view(project, table), self.full)
 
     def _page_sql(self, fetches: Sequence[Fetch], project: str, chain: Chain | None) -> str | None:
         table = self.dataset.page_table()
@@ -147,10 +147,6 @@ class SqlPrinter:
             return None
         text = self._sql(fetches, project, table)
         return chains.parametrized(text, chain.sentinel) if chain else text
-
-
-def _questions(fetches: Sequence[Fetch]) -> list[queries.Question]:
-    return [queries.Question(f.query.filter, f.limit, f.order) for f in fetches]
 
 
 def _record(
@@ -167,6 +163,7 @@ def _record(
                 "filter": fetch.query.filter,
                 "limit": fetch.limit,
                 "order": fetch.order,
+                "per_source": fetch.per_source,
             }
             for index, fetch in enumerate(fetches)
         ],

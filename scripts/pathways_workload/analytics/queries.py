@@ -17,6 +17,9 @@ Shape of every query (one scan of the view, whatever the number of fetches):
     WHERE <position within the fetch's limit> ORDER BY fetch_index, position
 
 A fetch returns its first `limit` entries in its order, `timestamp, insert_id`
+(a fetch asked per source, its first `per_source` of every pod and container,
+numbered in `source_position` over a `source_key` the scan adds, up to
+MOST_SOURCE_ROWS in all)
 (both descending for `desc`): BigQuery keeps microseconds, so entries within
 one microsecond are ordered by insert_id, Cloud Logging's own tie-breaker.
 `fetch_matched` says how many matched in all, so a cut answer says so.
@@ -33,21 +36,36 @@ from pathways_workload import labels
 from pathways_workload.analytics import columns, sql, where
 from pathways_workload.errors import UsageError
 from pathways_workload.lql import LqlError
+from pathways_workload.sources.base import Fetch
 
 DEDUP_WINDOW = "PARTITION BY insert_id, timestamp ORDER BY log_name"
 LATEST_FIRST = "ORDER BY timestamp DESC, insert_id DESC"
 EARLIEST_FIRST = "ORDER BY timestamp, insert_id"
 RFC_3339 = "'%Y-%m-%dT%H:%M:%E6SZ'"
 TIMESTAMPS = frozenset({"timestamp", "receive_timestamp"})
+# What a fetch asked per source returns at most: 10,000 hosts' worth of lines.
+MOST_SOURCE_ROWS = 200_000
+_LABEL = "JSON_VALUE(resource.labels, {path})"
+SOURCE_KEY = (
+    f"CONCAT(IFNULL({_LABEL.format(path=sql.json_path(('pod_name',)))}, ''), '/', "
+    f"IFNULL({_LABEL.format(path=sql.json_path(('container_name',)))}, '')) AS source_key"
+)
 
 
 @dataclasses.dataclass(frozen=True)
 class Question:
-    """One fetch in SQL terms: its filter, and the first `limit` entries in its order."""
+    """One fetch in SQL terms: its filter, and the first `limit` entries in its order
+    (with `per_source`, the first `per_source` of each pod and container instead)."""
 
     filter: str
     limit: int
     order: str = "asc"
+    per_source: int = 0
+
+
+def questions_of(fetches: Sequence[Fetch]) -> list[Question]:
+    """The fetches as SQL questions."""
+    return [Question(f.query.filter, f.limit, f.order, f.per_source) for f in fetches]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,8 +88,10 @@ def build(questions: Sequence[Question], view: View, full: bool) -> str:
         for index, question in enumerate(questions)
     ]
     selected = _columns(full)
+    keyed = [SOURCE_KEY] if any(question.per_source for question in questions) else []
     tags = ", ".join(f"IF(match_{index}, {index}, NULL)" for index in range(len(questions)))
     names = ", ".join(column.rsplit(" AS ", 1)[-1] for column in selected)
+    carried = ", ".join([names, *(column.rsplit(" AS ", 1)[-1] for column in keyed)])
     scope = (
         f"\n    AND STARTS_WITH(log_name, {sql.string(f'projects/{view.project}/logs/')})"
         if view.project
@@ -79,14 +99,14 @@ def build(questions: Sequence[Question], view: View, full: bool) -> str:
     )
     return (
         "WITH scan AS (\n  SELECT\n    "
-        + ",\n    ".join(selected + flags)
+        + ",\n    ".join(selected + keyed + flags)
         + f"\n  FROM {view.table} AS {columns.VIEW_ALIAS}\n"
         + f"  WHERE timestamp >= {sql.timestamp(window.start_ns or 0)}\n"
         + f"    AND timestamp <= {sql.timestamp(window.end_ns or 0)}{scope}\n),\n"
         + "matched AS (\n  SELECT * FROM scan\n"
         + f"  WHERE {' OR '.join(f'match_{i}' for i in range(len(questions)))}\n"
         + f"  QUALIFY ROW_NUMBER() OVER ({DEDUP_WINDOW}) = 1\n),\n"
-        + f"tagged AS (\n  SELECT fetch_index, {names}\n"
+        + f"tagged AS (\n  SELECT fetch_index, {carried}\n"
         + f"  FROM matched CROSS JOIN UNNEST([{tags}]) AS fetch_index\n"
         + "  WHERE fetch_index IS NOT NULL\n),\n"
         + _numbered(questions)
@@ -108,30 +128,51 @@ def _as_text(names: str) -> str:
 
 
 def _numbered(questions: Sequence[Question]) -> str:
-    """Each row's position in its fetch's order, and the fetch's match count."""
-    descending = [str(i) for i, question in enumerate(questions) if question.order == "desc"]
+    """Each row's position in its fetch's order (and in its source's, for fetches asked
+    per source), and the fetch's match count."""
     by_fetch = "PARTITION BY fetch_index"
-    position = f"ROW_NUMBER() OVER ({by_fetch} {EARLIEST_FIRST})"
-    if descending:
-        position = (
-            f"IF(fetch_index IN ({', '.join(descending)}), "
-            f"ROW_NUMBER() OVER ({by_fetch} {LATEST_FIRST}), {position})"
-        )
+    per_source = (
+        f"    {_position(questions, by_fetch + ', source_key')} AS source_position,\n"
+        if any(question.per_source for question in questions)
+        else ""
+    )
     return (
         "numbered AS (\n  SELECT *,\n"
-        f"    {position} AS position,\n"
-        f"    COUNT(*) OVER ({by_fetch}) AS fetch_matched\n"
+        f"    {_position(questions, by_fetch)} AS position,\n"
+        + per_source
+        + f"    COUNT(*) OVER ({by_fetch}) AS fetch_matched\n"
         "  FROM tagged\n)\n"
     )
 
 
+def _position(questions: Sequence[Question], partition: str) -> str:
+    """A row's number within its partition, in its fetch's order."""
+    descending = [str(i) for i, question in enumerate(questions) if question.order == "desc"]
+    position = f"ROW_NUMBER() OVER ({partition} {EARLIEST_FIRST})"
+    if descending:
+        position = (
+            f"IF(fetch_index IN ({', '.join(descending)}), "
+            f"ROW_NUMBER() OVER ({partition} {LATEST_FIRST}), {position})"
+        )
+    return position
+
+
 def _within_limits(questions: Sequence[Question]) -> str:
-    """The rows each fetch returns: its first `limit`."""
+    """The rows each fetch returns: its first `limit` (or `per_source` of each source)."""
+    if any(question.per_source for question in questions):
+        cases = " ".join(f"WHEN {i} THEN {_kept(q)}" for i, q in enumerate(questions))
+        return f"CASE fetch_index {cases} END"
     limits = {question.limit for question in questions}
     if len(limits) == 1:
         return f"position <= {limits.pop()}"
     cases = " ".join(f"WHEN {i} THEN {q.limit}" for i, q in enumerate(questions))
     return f"position <= CASE fetch_index {cases} END"
+
+
+def _kept(question: Question) -> str:
+    if question.per_source:
+        return f"source_position <= {question.per_source} AND position <= {MOST_SOURCE_ROWS}"
+    return f"position <= {question.limit}"
 
 
 def _window(questions: Sequence[Question]) -> where.Bounds:

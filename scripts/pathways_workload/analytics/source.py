@@ -6,9 +6,10 @@ Result per fetch, the entries LogEntry-shaped (`rows`). The query returns
 each fetch's first `limit` matches and how many matched in all; the answer
 is then played back as Cloud Logging's pages (`paging.as_paged`), so a
 fetch's `until` question cuts it at the same page, and the requests counted
-are those `entries.list` would have needed. Where the SQL runs is a function
-from SQL text to rows: BigQuery (`bigquery.BigQueryRunner.rows`) or DuckDB
-(`offline.OfflineStore.rows`).
+are those `entries.list` would have needed. A fetch asked per source (every
+container's first lines) is answered whole: no page limit applies to it.
+Where the SQL runs is a function from SQL text to rows: BigQuery
+(`bigquery.BigQueryRunner.rows`) or DuckDB (`offline.OfflineStore.rows`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 from pathways_workload.analytics import queries, rows
 from pathways_workload.sources.base import Entry, Fetch, Result
-from pathways_workload.sources.paging import as_paged
+from pathways_workload.sources.paging import as_paged, pages_needed
 
 RunSql = Callable[[str], list[dict[str, Any]]]
 
@@ -37,7 +38,7 @@ class AnalyticsSource:
         """The Source interface: the first `limit` entries of each fetch, in its order."""
         if not fetches:
             return []
-        asked = [queries.Question(f.query.filter, f.limit, f.order) for f in fetches]
+        asked = queries.questions_of(fetches)
         text = queries.build(asked, self.view, self.full)
         self.sql_run.append(text)
         found: list[list[Entry]] = [[] for _ in fetches]
@@ -46,4 +47,19 @@ class AnalyticsSource:
             index = int(row["fetch_index"])
             found[index].append(rows.entry_from_row(row))
             matched[index] = int(row["fetch_matched"])
-        return [as_paged(f, entries, n) for f, entries, n in zip(fetches, found, matched)]
+        return [_answer(f, entries, n) for f, entries, n in zip(fetches, found, matched)]
+
+
+def _answer(fetch: Fetch, entries: list[Entry], matched: int) -> Result:
+    """A fetch's result: as Cloud Logging's pages, or every source's lines when asked so.
+
+    Lines asked per source answer their question (every source's first lines) unless
+    the query's cap on rows cut them; `requests` counts the pages entries.list would
+    have needed for them.
+    """
+    if not fetch.per_source:
+        return as_paged(fetch, entries, matched)
+    capped = len(entries) >= queries.MOST_SOURCE_ROWS
+    return Result(
+        fetch, entries, matched > len(entries), pages_needed(len(entries)), not capped, matched
+    )

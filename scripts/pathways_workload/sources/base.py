@@ -23,6 +23,9 @@ class Fetch:
     (follow-ups, a long list split over several filters). `until`, when given,
     is asked after each page of PAGE_SIZE entries whether the entries so far
     answer the question; reading stops at the first page where it says yes.
+    `per_source`, when set, is the question behind a fetch of container lines:
+    the first (or latest) `per_source` lines of every container. An engine that
+    can aggregate where the entries are (SQL) answers that instead of pages.
     """
 
     query: Query
@@ -30,6 +33,7 @@ class Fetch:
     order: str = "asc"
     name: str = ""
     until: Callable[[Sequence[Entry]], bool] | None = None
+    per_source: int = 0
 
 
 @dataclasses.dataclass

@@ -4,7 +4,10 @@ Node-level queries cover the whole cluster (and the project's instances) and
 are narrowed to the workload's nodes afterwards, so no query waits for node
 discovery, and offline one pass over the export answers all of them. The
 latest lines are read back until they cover QUIET_AFTER_NS (anyone missing
-from them has gone quiet), within TAIL_PAGES pages.
+from them has gone quiet), within TAIL_PAGES pages. Where SQL answers (Log
+Analytics), both are asked per container instead, with no page limit: the
+first CRASH_LINES_PER_SOURCE crash lines and the latest TAIL_LINES_PER_SOURCE
+lines of every container.
 """
 
 from __future__ import annotations
@@ -24,6 +27,12 @@ PROGRESS_TERM = "completed step"
 # A component silent this long while others log has gone quiet.
 QUIET_AFTER_NS = 5 * 60 * 10**9
 TAIL_PAGES = 6
+# A container's usual interval between lines is read from its last this many lines.
+CADENCE_LINES = 5
+# A cause can follow a few downstream lines in its own container (with 3, five of the
+# recorded incidents lose theirs); 10 keeps a margin at 41,000 rows for 4,096 hosts.
+CRASH_LINES_PER_SOURCE = 10
+TAIL_LINES_PER_SOURCE = CADENCE_LINES
 CRASHES, STARTUP, TAIL, PROGRESS = "crashes", "startup", "tail", "progress"
 EVENTS, NODE_EVENTS, INSTANCES, CONTROLLER = "events", "node_events", "instances", "controller"
 
@@ -117,6 +126,7 @@ def triage_fetches(request: Request) -> list[Fetch]:
             crash_match(request),
             limit=limit,
             order="asc",
+            per_source=CRASH_LINES_PER_SOURCE,
         ),
         startup_fetch(request),
         fetch(
@@ -127,6 +137,7 @@ def triage_fetches(request: Request) -> list[Fetch]:
             limit=TAIL_PAGES * PAGE_SIZE,
             order="desc",
             until=_covers_quiet_span,
+            per_source=TAIL_LINES_PER_SOURCE,
         ),
         events_fetch(request),
         fetch(

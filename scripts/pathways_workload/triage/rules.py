@@ -27,7 +27,7 @@ from pathways_workload.describe import container_of, pod_of
 from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
 from pathways_workload.terms import USER_CONTAINERS
 from pathways_workload.triage.evidence import NODE_EVENT_TOLERANCE_NS, Evidence
-from pathways_workload.triage.fetches import QUIET_AFTER_NS
+from pathways_workload.triage.fetches import CADENCE_LINES, QUIET_AFTER_NS
 
 # A component that hangs may still log a line or two just after the last step.
 STEP_SLACK_NS = 60 * 10**9
@@ -158,8 +158,10 @@ def last_lines(entries: Sequence[Entry]) -> dict[tuple[str, str], Entry]:
 
 
 def _went_quiet(times: Sequence[int]) -> int:
-    """When a container's next line was due: its last line plus its usual interval."""
-    gaps = sorted(later - earlier for earlier, later in itertools.pairwise(times))
+    """When a container's next line was due: its last line plus its usual interval, the
+    median gap between its last CADENCE_LINES lines (a start-up burst says nothing of it)."""
+    recent = times[-CADENCE_LINES:]
+    gaps = sorted(later - earlier for earlier, later in itertools.pairwise(recent))
     return times[-1] + (gaps[len(gaps) // 2] if gaps else 0)
 
 

@@ -94,7 +94,7 @@ def _crashes_from(request: Request, after: Result, extra: str = "") -> str:
 def _more_crashes(request: Request, results: Results, pages: int) -> list[Fetch]:
     """Read the crash sweep on until every known pod has its first crash line."""
     sweep = results.all(fetches.CRASHES)
-    if not sweep or not sweep[0].truncated or pages <= 0:
+    if not sweep or not sweep[0].truncated or sweep[0].answered or pages <= 0:
         return []
     first = sweep[0]
     wanted = set(_shape(results).pods)

@@ -1,0 +1,117 @@
+"""Fetches asked per source: SQL returns every container's first (or latest) lines, unpaged.
+
+Triage asks its crash sweep and its latest lines so; entries.list can only
+page through them, within a request budget, while one SQL query partitions
+by pod and container. The answer must hold exactly each container's first N
+(or latest N) matches, in the fetch's order, however many that makes in all.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pathways_workload.analytics import offline, queries
+from pathways_workload.analytics.offline import OfflineStore
+from pathways_workload.analytics.source import AnalyticsSource
+from pathways_workload.query import Query
+from pathways_workload.sources.base import Fetch, sort_key
+from tests.corpus.large import export
+from tests.helpers import container_entry, run_cli
+
+WINDOW = 'timestamp>="2026-10-22T11:00:00Z" timestamp<="2026-10-22T12:00:00Z"'
+PODS = 150
+LINES = 12
+
+
+def _export(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
+    """PODS workers logging LINES crash lines each, interleaved over the hour, and one INFO
+    line each that no crash fetch asks for."""
+    entries = []
+    for pod in range(PODS):
+        for line in range(LINES + 1):
+            second = line * 240 + pod
+            entries.append(
+                container_entry(
+                    f"Check failed: step {line}" if line < LINES else "all is well",
+                    pod=f"llama-train-worker-0-{pod}-abcde",
+                    severity="ERROR" if line < LINES else "INFO",
+                    timestamp=f"2026-10-22T11:{second // 60:02d}:{second % 60:02d}.5Z",
+                )
+            )
+    path = tmp_path / "export.jsonl"
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    return path, entries
+
+
+def _run(path: Path, *fetches: Fetch) -> list[Any]:
+    with OfflineStore([str(path)]) as store:
+        source = AnalyticsSource(store.rows, queries.View("`p.d._Default`", None), full=True)
+        return source.run(fetches)
+
+
+def _fetch(order: str, per_source: int, limit: int = 1000) -> Fetch:
+    return Fetch(Query("crashes", f"{WINDOW} severity>=ERROR"), limit, order, per_source=per_source)
+
+
+def test_each_container_gives_its_first_lines_past_any_page_limit(tmp_path: Path) -> None:
+    path, entries = _export(tmp_path)
+    crashes = [e for e in entries if e["severity"] == "ERROR"]
+    first, latest, paged = _run(path, _fetch("asc", 10), _fetch("desc", 3), _fetch("asc", 0, 40))
+
+    def kept(order: str, count: int) -> list[str]:
+        by_pod: dict[str, list[dict[str, Any]]] = {}
+        for entry in sorted(crashes, key=sort_key, reverse=order == "desc"):
+            by_pod.setdefault(entry["resource"]["labels"]["pod_name"], []).append(entry)
+        chosen = [e for lines in by_pod.values() for e in lines[:count]]
+        return [e["insertId"] for e in sorted(chosen, key=sort_key, reverse=order == "desc")]
+
+    assert [e["insertId"] for e in first.entries] == kept("asc", 10)
+    assert len(first.entries) == PODS * 10 > first.fetch.limit
+    assert (first.truncated, first.answered, first.matched) == (True, True, PODS * LINES)
+    assert [e["insertId"] for e in latest.entries] == kept("desc", 3)
+    assert len(paged.entries) == 40 and not paged.answered  # an ordinary fetch keeps its limit
+
+
+def test_a_capped_answer_is_not_complete(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path, _ = _export(tmp_path)
+    monkeypatch.setattr(queries, "MOST_SOURCE_ROWS", 100)
+    (capped,) = _run(path, _fetch("asc", 10))
+    assert len(capped.entries) == 100
+    assert (capped.truncated, capped.answered) == (True, False)
+
+
+def test_triage_of_1024_hosts_takes_four_queries_and_finds_every_failing_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The crash lines of 1,024 hosts come back whole in one query, not page by page."""
+    path, planted = export("cascade-1024")
+    sent: list[str] = []
+    rows = OfflineStore.rows
+
+    def counted(store: OfflineStore, sql: str) -> list[dict[str, Any]]:
+        sent.append(sql)
+        return rows(store, sql)
+
+    monkeypatch.setattr(offline.OfflineStore, "rows", counted)
+    code, out, err = run_cli(
+        f"--logs_file={path}",
+        f"--jobset_name={planted.jobset}",
+        f"--start_time={planted.start}",
+        f"--end_time={planted.end}",
+        "--action=triage",
+        "--format=json",
+        "--engine=analytics",
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert len(sent) <= 4
+    root = report["root_cause"]
+    assert (root["pod"], root["host"]) == (planted.root_pod, planted.root_host)
+    assert {host["pod"] for host in report["failing_hosts"]} == planted.failing_pods
+    assert report["failing_hosts_missing"] is None
+    crash_check = report["checks"][0]
+    assert crash_check["count"] > 1000 and crash_check["status"] != "truncated"
