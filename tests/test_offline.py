@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -214,6 +215,50 @@ def test_truncated_gzip_exits_5(tmp_path: Path) -> None:
     code, err = replay_everything(path)
     assert code == 5
     assert "gzip stream is damaged or truncated" in err
+
+
+def test_fetches_anticipated_are_answered_in_the_pass_before_they_are_asked(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path / "a.jsonl", _entries(), "lines")
+    crashes = Fetch(Query("crashes", 'textPayload:"Check failed"'), 2)
+    quiet = Fetch(Query("quiet", 'severity="INFO"'), 10, name="quiet")
+    other = Fetch(Query("other", 'textPayload:"vu"'), 10)
+    source = FileSource([str(path)])
+    source.run([crashes], anticipated=[quiet])
+    (answer,) = source.run([dataclasses.replace(quiet, name="asked again")])
+    assert source.passes == 1
+    (fresh,) = FileSource([str(path)]).run([quiet])
+    assert answer.entries == fresh.entries and answer.fetch.name == "asked again"
+    source.run([other])
+    assert source.passes == 2
+
+
+def test_triage_reads_the_export_once_when_its_probes_are_all_it_asks_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first wave sees no events and no node logs; whether the logs hold any at all is
+    asked next, and was answered in the first pass."""
+    head = "llama-train-pathways-head-0-0-hhhhh"
+    started = [
+        container_entry("started", pod=head, container=name, severity="INFO")
+        for name in ("jax-tpu", "pathways-proxy", "pathways-rm")
+    ]
+    path = write(tmp_path / "a.jsonl", _entries() + started, "lines")
+    passes = []
+    original = FileSource.run
+
+    def counted(self: FileSource, *args: Any, **kwargs: Any) -> Any:
+        found = original(self, *args, **kwargs)
+        passes.append(self.passes)
+        return found
+
+    monkeypatch.setattr(FileSource, "run", counted)
+    code, out, err = run_cli("--action=triage", "--format=json", f"--logs_file={path}", *WORKLOAD)
+    assert code == 0, err
+    asked = [check["purpose"] for check in json.loads(out)["checks"]]
+    assert any("Kubernetes events of the namespace in the logs at all" in p for p in asked)
+    assert len(passes) >= 2 and passes[-1] == 1
 
 
 def test_missing_file_exits_5(tmp_path: Path) -> None:

@@ -102,7 +102,9 @@ class Stage:
     discovery): its results go to `learn`, not to the presenter. A `required`
     stage that finds nothing to ask ends the action ("nothing to query"); any
     other is skipped. Print mode cannot run a stage built from earlier
-    results: it prints `print_note` in its place, if given.
+    results: it prints `print_note` in its place, if given. `anticipate` builds,
+    from the request alone, fetches a later stage may ask: a source that reads
+    everything for each stage answers them in this stage's pass.
     """
 
     build: Build
@@ -113,6 +115,7 @@ class Stage:
     answers: bool = True
     required: bool = True
     print_note: PrintNote | None = None
+    anticipate: Callable[[Request], list[Fetch]] | None = None
 
 
 def single(build: Callable[[Request], list[Fetch]]) -> tuple[Stage, ...]:

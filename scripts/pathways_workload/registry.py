@@ -80,7 +80,10 @@ ACTIONS: dict[str, Action] = {
             "check log access and that the workload logged in the window "
             "(runs its checks even without --execute)",
             (
-                *single(preflight.build_preflight),
+                Stage(
+                    lambda request, _: preflight.build_preflight(request),
+                    anticipate=preflight.coverage_probes,
+                ),
                 Stage(lambda request, _: preflight.coverage_probes(request), required=False),
             ),
             preflight.present_preflight,

@@ -104,7 +104,8 @@ def _run_stages(
         if not fetches and stage.required:
             return None
         try:
-            found = source.run(fetches) if fetches else []
+            ahead = stage.anticipate(request) if stage.anticipate else []
+            found = source.run(fetches, ahead) if fetches else []
         except AccessError:
             if action.runs_without_execute:
                 _print(fetches, request, output)

@@ -34,8 +34,9 @@ class AnalyticsSource:
     full: bool = True
     sql_run: list[str] = dataclasses.field(default_factory=list)
 
-    def run(self, fetches: Sequence[Fetch]) -> list[Result]:
-        """The Source interface: the first `limit` entries of each fetch, in its order."""
+    def run(self, fetches: Sequence[Fetch], anticipated: Sequence[Fetch] = ()) -> list[Result]:
+        """The Source interface: the first `limit` entries of each fetch, in its order (a
+        later stage is one more query anyway: nothing is asked ahead)."""
         if not fetches:
             return []
         asked = queries.questions_of(fetches)

@@ -54,9 +54,14 @@ class Result:
 
 
 class Source(Protocol):
-    """Runs fetches; independent fetches may run together (one pass, or concurrently)."""
+    """Runs fetches; independent fetches may run together (one pass, or concurrently).
 
-    def run(self, fetches: Sequence[Fetch]) -> list[Result]: ...
+    `anticipated` are fetches a later stage may ask, built from the request
+    alone: a source that reads everything for each stage anyway may answer
+    them in the same pass and keep the answers for when they are asked.
+    """
+
+    def run(self, fetches: Sequence[Fetch], anticipated: Sequence[Fetch] = ()) -> list[Result]: ...
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -189,8 +189,11 @@ class CloudSource:
         self._api: _Api | None = None
         self._lock = threading.Lock()
 
-    def run(self, fetches: Sequence[Fetch]) -> list[Result]:
-        """Run the fetches concurrently; the first failure stops the others and is raised."""
+    def run(self, fetches: Sequence[Fetch], anticipated: Sequence[Fetch] = ()) -> list[Result]:
+        """Run the fetches concurrently; the first failure stops the others and is raised.
+
+        Nothing is asked ahead (`anticipated`): each fetch costs requests.
+        """
         if not fetches:
             return []
         api = self._connect()

@@ -261,8 +261,14 @@ READ_ON_NOTE = PrintNote(
 )
 
 
+def _probes_ahead(request: Request) -> list[Fetch]:
+    """Every question of the second stage built from the request alone."""
+    kinds = (probes.EVENTS_ANY, probes.NODE_ANY, probes.SERIAL_ANY)
+    return probes.probe_fetches(request, kinds)
+
+
 STAGES = (
-    Stage(lambda request, _: fetches.triage_fetches(request)),
+    Stage(lambda request, _: fetches.triage_fetches(request), anticipate=_probes_ahead),
     Stage(second_stage, required=False, print_note=READ_ON_NOTE),
     Stage(third_stage, required=False, print_note=TRACEBACK_NOTE),
 )
