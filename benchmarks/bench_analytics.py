@@ -14,7 +14,11 @@ JSON Lines, then:
   sizes, an upper bound if BigQuery reads only the paths of a JSON column a query uses; DuckDB's
   scanned bytes say nothing about BigQuery billing, and only a dry run on the real view does.
 
+With --export, also triage of that export as a whole (no window flags) on each engine, for
+example the 1.5 GB JSON Lines `bench_offline.py --big` leaves in its --folder.
+
     python3 benchmarks/bench_analytics.py [--slices 16] [--hosts 64]
+                                          [--export PATH --jobset NAME]
 """
 
 from __future__ import annotations
@@ -177,7 +181,7 @@ def action_columns(name: str, target: Sequence[str]) -> tuple[set[str], set[str]
     text_columns: set[str] = set()
     json_columns: set[str] = set()
     for fetches in stage_fetches(name, target):
-        asked = [queries.Question(f.query.filter, f.limit, f.order) for f in fetches]
+        asked = queries.questions_of(fetches)
         text_columns |= read_columns(queries.build(asked, view, full=False))
         json_columns |= read_columns(queries.build(asked, view, full=True))
     return text_columns, json_columns
@@ -200,11 +204,29 @@ def report_bytes(target: Sequence[str], sizes: dict[str, int], entries: int) -> 
         )
 
 
+def compare_engines(export: Path, jobset: str) -> None:
+    """Triage of a whole export on each engine: time, peak memory, and whether they agree."""
+    replay = ["--project=pw-demo", f"--jobset_name={jobset}", f"--logs_file={export}"]
+    print(f"{export} ({export.stat().st_size / 1e9:.2f} GB), triage of {jobset} as a whole:")
+    found = {"logging": triage([], replay), "analytics": triage(ENGINE, replay)}
+    for name, figures in found.items():
+        print(
+            f"  {name:9s}: {figures['seconds']:6.1f} s, peak RSS {figures['rss']:5.0f} MB, "
+            f"{len(figures['hosts'])} failing hosts"
+        )
+    same = found["logging"]["root"] == found["analytics"]["root"]
+    print(f"  same root cause: {same}; {found['analytics']['sql']} SQL queries")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--slices", type=int, default=16)
     parser.add_argument("--hosts", type=int, default=64)
+    parser.add_argument("--export", type=Path, help="also triage this export on each engine")
+    parser.add_argument("--jobset", default="llama-train", help="the JobSet of --export")
     args = parser.parse_args(argv)
+    if args.export:
+        compare_engines(args.export, args.jobset)
     with tempfile.TemporaryDirectory() as folder:
         export = Path(folder) / "big-train.jsonl.gz"
         incident = plant(args.slices, args.hosts)
