@@ -195,16 +195,11 @@ def _quiet_host(found: TriageResults, chosen: rules.Failure) -> Entry | None:
     return rules.quiet_first(attempt, _progress_end(attempt))
 
 
-def _container_lines(found: TriageResults) -> list[Entry]:
-    """The workload's container lines among triage's answers."""
-    return TriageResults.entries(found.crashes + found.startup + found.latest)
-
-
 def _hosts(
     found: TriageResults, failures: list[rules.Failure], chosen: rules.Failure | None
 ) -> list[dict[str, Any]]:
     """The chosen failure's failing hosts; for a head-pod failure, those of the window."""
-    pods = host_pods(_container_lines(found))
+    pods = host_pods(found.container_lines())
     hosts = failing_hosts(chosen.evidence, pods, _quiet_host(found, chosen)) if chosen else []
     return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
 
@@ -240,7 +235,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     chosen = rules.pick(failures, request.issue_ns)
     hosts = _hosts(found, failures, chosen)
     latest = rules.last_lines(TriageResults.entries(found.latest))
-    head = head_nodes(_container_lines(found))
+    head = head_nodes(found.container_lines())
     symptoms = [s for s in chosen.symptoms if not _opens(s, chosen.cause)] if chosen else []
     quiet = _quiet_host(found, chosen) if chosen else None
     return {
@@ -257,7 +252,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
         "versions": versions.collect(e for r in found.every() for e in r.entries),
         "last_lines": [_brief(entry) for _, entry in sorted(latest.items())],
         "coverage": _coverage(found),
-        "timeline": timeline.build(_container_lines(found), failures, chosen, request, quiet),
+        "timeline": timeline.build(found.container_lines(), failures, chosen, request, quiet),
     }
 
 
