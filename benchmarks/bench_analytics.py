@@ -79,8 +79,8 @@ def counted_offline(*args, **kwargs):
     source = offline(*args, **kwargs)
     source.sql_run = sql
     return source
-def counted_run(self, fetches):
-    results = run(self, fetches)
+def counted_run(self, fetches, anticipated=()):
+    results = run(self, fetches, anticipated)
     pages.extend(result.requests for result in results)
     return results
 engine.offline_source, FileSource.run = counted_offline, counted_run

@@ -81,9 +81,9 @@ class RecordingSource(cloud.CloudSource):
 
     fetches: ClassVar[list[Fetch]] = []
 
-    def run(self, fetches: Sequence[Fetch]) -> list[Result]:
+    def run(self, fetches: Sequence[Fetch], anticipated: Sequence[Fetch] = ()) -> list[Result]:
         RecordingSource.fetches.extend(fetches)
-        return super().run(fetches)
+        return super().run(fetches, anticipated)
 
 
 def entries() -> list[dict[str, Any]]:

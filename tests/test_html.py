@@ -110,9 +110,7 @@ def test_the_1024_host_report_is_collapsed_per_slice_and_under_five_megabytes(
     out = tmp_path / "big.html"
     code, _, err = run_cli(
         f"--logs_file={path}",
-        f"--jobset_name={planted.jobset}",
-        f"--start_time={planted.start}",
-        f"--end_time={planted.end}",
+        *planted.target(),
         "--action=triage",
         "--format=html",
         f"--output={out}",

@@ -101,9 +101,7 @@ def test_the_1024_host_report_renders_collapsed_per_slice(tmp_path: Path) -> Non
     out = tmp_path / "big.html"
     code, _, err = run_cli(
         f"--logs_file={path}",
-        f"--jobset_name={planted.jobset}",
-        f"--start_time={planted.start}",
-        f"--end_time={planted.end}",
+        *planted.target(),
         "--action=triage",
         "--format=html",
         f"--output={out}",

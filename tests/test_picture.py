@@ -28,9 +28,7 @@ def test_a_large_cascade_fits_in_eight_rows() -> None:
     path, planted = export("cascade-1024")
     code, out, err = run_cli(
         f"--logs_file={path}",
-        f"--jobset_name={planted.jobset}",
-        f"--start_time={planted.start}",
-        f"--end_time={planted.end}",
+        *planted.target(),
         "--action=triage",
     )
     assert code == 0, err

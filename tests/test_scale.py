@@ -24,9 +24,7 @@ def _triage(name: str, *more: str) -> tuple[dict[str, Any], Planted]:
     code, out, err = run_cli(
         f"--logs_file={path}",
         "--project=pw-demo",
-        f"--jobset_name={planted.jobset}",
-        f"--start_time={planted.start}",
-        f"--end_time={planted.end}",
+        *planted.target(),
         "--action=triage",
         "--format=json",
         *more,
@@ -91,9 +89,7 @@ def test_the_cloud_and_the_export_agree_and_count_the_same_requests(
         point_at(monkeypatch, fake)
         code, out, err = run_cli(
             "--project=pw-demo",
-            f"--jobset_name={planted.jobset}",
-            f"--start_time={planted.start}",
-            f"--end_time={planted.end}",
+            *planted.target(),
             "--action=triage",
             "--format=json",
             "--execute",
@@ -110,9 +106,7 @@ def test_pods_and_neighbors_are_complete_for_a_thousand_hosts(action: str) -> No
     path, planted = export("silent-hang-1024")
     code, out, err = run_cli(
         f"--logs_file={path}",
-        f"--jobset_name={planted.jobset}",
-        f"--start_time={planted.start}",
-        f"--end_time={planted.end}",
+        *planted.target(),
         f"--action={action}",
         "--format=json",
     )

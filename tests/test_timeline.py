@@ -166,9 +166,7 @@ def test_symptoms_are_capped_per_lane_and_counted() -> None:
     path, planted = export("cascade-1024")
     code, out, err = run_cli(
         f"--logs_file={path}",
-        f"--jobset_name={planted.jobset}",
-        f"--start_time={planted.start}",
-        f"--end_time={planted.end}",
+        *planted.target(),
         "--action=triage",
         "--format=json",
     )
@@ -192,9 +190,7 @@ def test_a_large_hang_marks_the_quiet_host(name: str) -> None:
     path, planted = export(name)
     code, out, err = run_cli(
         f"--logs_file={path}",
-        f"--jobset_name={planted.jobset}",
-        f"--start_time={planted.start}",
-        f"--end_time={planted.end}",
+        *planted.target(),
         "--action=triage",
         "--format=json",
     )

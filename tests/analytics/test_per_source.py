@@ -99,9 +99,7 @@ def test_triage_of_1024_hosts_takes_four_queries_and_finds_every_failing_host(
     monkeypatch.setattr(offline.OfflineStore, "rows", counted)
     code, out, err = run_cli(
         f"--logs_file={path}",
-        f"--jobset_name={planted.jobset}",
-        f"--start_time={planted.start}",
-        f"--end_time={planted.end}",
+        *planted.target(),
         "--action=triage",
         "--format=json",
         "--engine=analytics",

@@ -62,6 +62,14 @@ class Planted:
     failing_pods: frozenset[str]
     quiet: bool
 
+    def target(self) -> tuple[str, ...]:
+        """The flags that select the incident's JobSet and window."""
+        return (
+            f"--jobset_name={self.jobset}",
+            f"--start_time={self.start}",
+            f"--end_time={self.end}",
+        )
+
 
 LARGE = {
     spec.name: spec
