@@ -34,7 +34,9 @@ def _triage(name: str, *more: str) -> tuple[dict[str, Any], Planted]:
     return report, planted
 
 
-@pytest.mark.parametrize(("name", "budget"), [("cascade-1024", 25), ("cascade-4096", 40)])
+@pytest.mark.parametrize(
+    ("name", "budget"), [("cascade-1024", 25), ("late-peers-1024", 25), ("cascade-4096", 40)]
+)
 def test_a_cascade_names_the_first_host_and_every_failing_host(name: str, budget: int) -> None:
     report, planted = _triage(name)
     root = report["root_cause"]

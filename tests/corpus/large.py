@@ -8,6 +8,9 @@ planted: the first host to fail (or go quiet), when, and the hosts that failed.
 
 - cascade: one worker hits a fatal check; every other worker loses its peer
   in 3 to 8 lines; the RM and the client follow; the JobSet stops the attempt.
+  In the late-peers cascade the JobSet stops the attempt 3 s after the crash,
+  and the workers report the lost peer only when its 10 s timeout runs out,
+  after their SIGTERM.
 - silent hang: one worker (in a middle slice) logs its last line 35 minutes
   before the end; the client's steps stop seconds later; everyone else keeps
   logging to the end.
@@ -46,6 +49,7 @@ class LargeSpec:
     kind: str  # "cascade", "silent-hang" or "unseen-hang"
     first: tuple[int, int]
     seed: int
+    late_peers: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,6 +83,7 @@ LARGE = {
         LargeSpec("silent-hang-1024", 16, 64, "silent-hang", (7, 21), 7021),
         LargeSpec("unseen-hang-1024", 16, 64, "unseen-hang", (9, 5), 9005),
         LargeSpec("cascade-4096", 64, 64, "cascade", (40, 12), 40012),
+        LargeSpec("late-peers-1024", 16, 64, "cascade", (6, 33), 6033, late_peers=True),
     )
 }
 JOBSET = "big-train"
@@ -115,7 +120,7 @@ def _cascade(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Planted:
     beats.steady(inc, run, boot, default=crash_at)
     crash = beats.check_failure(inc, dead, WORKER, crash_at, CHIP_HALTED, trace_us=300)
     place = {"peer": f"{dead.node.name}:8471", "slice": dead.slice, "host": dead.host}
-    at = crash_at + 30 * MS
+    at = crash_at + (sec(10) if spec.late_peers else 30 * MS)
     for pod in run.flat_workers():
         if pod is dead:
             continue
@@ -126,7 +131,7 @@ def _cascade(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Planted:
             inc.log(pod, WORKER, line_at, row, **place, **lost)
             line_at += inc.between(0.05, 0.6)
     beats.worker_loss(inc, run, dead, crash_at)
-    stop = crash_at + sec(6)
+    stop = crash_at + sec(3 if spec.late_peers else 6)
     beats.stop_run(
         inc,
         run,

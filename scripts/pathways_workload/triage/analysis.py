@@ -33,6 +33,7 @@ from pathways_workload.triage.hosts import (
     host_index,
     host_pods,
     lowest_indexed,
+    own_crash_pods,
 )
 from pathways_workload.triage.shape import learn_shape, unseen_host_line
 
@@ -217,7 +218,7 @@ def crash_coverage(found: TriageResults) -> str | None:
         return None
     if asked and all(not r.truncated or r.answered for r in asked):
         return None
-    seen = {pod_of(e) for e in TriageResults.entries(found.crashes)}
+    seen = own_crash_pods(TriageResults.entries(found.crashes))
     shape = found.shape()
     unread = len(shape.pods - seen)
     last = max((str(e.get("timestamp", "")) for e in sweep[-1].entries), default="?")

@@ -31,6 +31,12 @@ TEARDOWN = "SIGTERM"
 NODE_SOURCES = ("serial-console", "audit", "node-event")
 
 
+def own_crash_pods(entries: Iterable[Entry]) -> set[str]:
+    """Pods with a crash line of their own: the SIGTERM of a teardown is the JobSet's doing,
+    and a pod's own error may still follow it."""
+    return {pod for entry in entries if (pod := pod_of(entry)) and TEARDOWN not in message(entry)}
+
+
 @dataclasses.dataclass
 class HostPod:
     """A TPU host pod as its lines show it: node, indices and when it logged."""

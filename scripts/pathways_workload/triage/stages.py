@@ -31,6 +31,7 @@ from pathways_workload.triage.answers import (
     UNSEEN_HOSTS,
     TriageResults,
 )
+from pathways_workload.triage.hosts import own_crash_pods
 from pathways_workload.triage.shape import Host, WorkloadShape
 
 LARGE_WORKLOAD_HOSTS = 1024
@@ -58,9 +59,11 @@ def _pods_in(entries: Sequence[Entry]) -> set[str]:
     return {pod for pod in map(pod_of, entries) if pod}
 
 
-def _all_seen(wanted: set[str], already: set[str]) -> Callable[[Sequence[Entry]], bool]:
+def _all_crashed(wanted: set[str], already: set[str]) -> Callable[[Sequence[Entry]], bool]:
+    """Every wanted pod has a crash line of its own among the entries (or already)."""
+
     def seen(entries: Sequence[Entry]) -> bool:
-        return wanted <= already | _pods_in(entries)
+        return wanted <= already | own_crash_pods(entries)
 
     return seen
 
@@ -106,7 +109,7 @@ def _more_crashes(request: Request, results: Results, pages: int) -> list[Fetch]
             _crashes_from(request, first),
             limit=pages * PAGE_SIZE,
             order="asc",
-            until=_all_seen(wanted, _pods_in(first.entries)),
+            until=_all_crashed(wanted, own_crash_pods(first.entries)),
         )
     ]
 
@@ -139,7 +142,9 @@ def _by_pod(
             text,
             limit=share * PAGE_SIZE,
             order="desc" if latest else "asc",
-            until=_each_seen(set(chunk), SUSPECT_LINES) if latest else _all_seen(set(chunk), set()),
+            until=(
+                _each_seen(set(chunk), SUSPECT_LINES) if latest else _all_crashed(set(chunk), set())
+            ),
         )
         for chunk, text in chunks
     ]
@@ -227,7 +232,7 @@ def _missing_crashes(request: Request, results: Results, pages: int) -> list[Fet
     last = crash_results[-1] if crash_results else None
     if last is None or not last.truncated or last.answered or pages <= 0:
         return []
-    seen = _pods_in([e for r in crash_results for e in r.entries])
+    seen = own_crash_pods(e for r in crash_results for e in r.entries)
     missing = sorted(_shape(results).pods - seen)
     if not missing:
         return []
