@@ -1,21 +1,45 @@
 """Make a generator's next items in a worker thread while the caller uses this one.
 
 Decompression and RE2 searches release the GIL, so reading, scanning and using
-blocks overlap. Errors raised in the worker surface in order, at the item
-where they happened. Closing waits for the item being made, then closes the
-generator; `stop` instead hands that item back and leaves the generator open,
-for a caller that must read the rest of the stream its own way.
-"""
+blocks overlap, and two blocks can be searched at once (`looked`). Errors
+raised in the worker surface in order, at the item where they happened.
+Closing waits for the item being made, then closes the generator; `stop`
+instead hands that item back and leaves the generator open, for a caller that
+must read the rest of the stream its own way."""
 
 from __future__ import annotations
 
 import collections
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+L = TypeVar("L")
+LOOKS_AT_ONCE = 2
+
+
+def looked(
+    items: Iterator[T], look: Callable[[T], L], at_once: int = LOOKS_AT_ONCE
+) -> Iterator[tuple[T, L, list[T]]]:
+    """Each item with what `look` found, in order, and the items taken after it whose look
+    is under way. The first look runs alone (it may settle what the others look for); then
+    up to `at_once` run together in worker threads. A look's error surfaces at its item."""
+    first = next(items, None)
+    if first is None:
+        return
+    yield first, look(first), []
+    pending: collections.deque[tuple[T, Future[L]]] = collections.deque()
+    with ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="pathways-look") as pool:
+        for item in items:
+            pending.append((item, pool.submit(look, item)))
+            if len(pending) == at_once:
+                done, future = pending.popleft()
+                yield done, future.result(), [waiting for waiting, _ in pending]
+        while pending:
+            done, future = pending.popleft()
+            yield done, future.result(), [waiting for waiting, _ in pending]
 
 
 class Ahead(Generic[T]):

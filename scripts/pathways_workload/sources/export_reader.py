@@ -22,7 +22,7 @@ from typing import Generic, Protocol, TypeVar
 
 from pathways_workload.errors import InputFileError
 from pathways_workload.sources.array_decoder import ArrayDecoder
-from pathways_workload.sources.background import Ahead
+from pathways_workload.sources.background import Ahead, looked
 from pathways_workload.sources.framing import Framing, LineFraming, ObjectFraming
 from pathways_workload.sources.inputs import ExportFile
 from pathways_workload.sources.records import Record, corrupt, line_at, open_decompressed
@@ -248,12 +248,11 @@ def read_export(
         stream.drop(layout.header, count_lines=True)
         reloadable = not isinstance(handle, gzip.GzipFile)
         with Ahead(framed_blocks(stream, layout.framing, number, reloadable)) as blocks:
-            for block in blocks:
-                found = look(block)
+            for block, found, waiting in looked(blocks, look):
                 if not (found.broken and isinstance(block.framing, ObjectFraming)):
                     yield Seen(block, found)
                     continue
-                later = b"".join(later.data for later in blocks.stop())
+                later = b"".join(later.data for later in [*waiting, *blocks.stop()])
                 closing = b"]" if stream.eof and not stream.buffer else b""  # the tail took it
                 stream.buffer = b"[" + block.data + later + stream.buffer + closing
                 stream.offset = block.offset - 1
