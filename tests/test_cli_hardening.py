@@ -102,7 +102,7 @@ def test_missing_packages_are_one_line_with_the_install_command() -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     (line,) = done.stderr.splitlines()
-    assert line.startswith("error: missing Python packages (google-re2, tabulate);")
+    assert line.startswith("error: missing Python packages (google-re2, isal, tabulate);")
     assert "python3 -m venv .venv && .venv/bin/pip install" in line
 
 

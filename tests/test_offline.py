@@ -209,6 +209,17 @@ def test_framing_is_checked_even_when_the_fast_path_skips(
         FileSource([str(path)]).run([never])
 
 
+def test_a_gzip_stream_with_a_bad_deflate_block_exits_5(tmp_path: Path) -> None:
+    """The decompressor's own error (not zlib's: ISA-L's) is a damaged export too."""
+    data = bytearray(gzip.compress(b'{"insertId": "a"}\n' * 1000))
+    data[12] ^= 0xFF  # inside the first deflate block, after the 10-byte header
+    path = tmp_path / "a.jsonl.gz"
+    path.write_bytes(bytes(data))
+    code, err = replay_everything(path)
+    assert code == 5
+    assert "gzip stream is damaged or truncated (Error -1 Invalid deflate block" in err
+
+
 def test_truncated_gzip_exits_5(tmp_path: Path) -> None:
     path = tmp_path / "a.jsonl.gz"
     path.write_bytes(gzip.compress(b'{"insertId": "a"}\n' * 1000)[:-20])

@@ -7,7 +7,7 @@ import shlex
 from pathlib import Path
 
 # Module name -> the distribution that provides it (what pip installs).
-REQUIRED = {"tabulate": "tabulate", "re2": "google-re2"}
+REQUIRED = {"tabulate": "tabulate", "re2": "google-re2", "isal": "isal"}
 SKILL_FOLDER = Path(__file__).resolve().parent.parent.parent
 
 

@@ -7,11 +7,20 @@ import typing
 import zlib
 from typing import IO
 
+from isal import isal_zlib
+
 from pathways_workload.errors import InputFileError
 from pathways_workload.sources.inputs import ExportFile
 from pathways_workload.sources.records import corrupt, line_at
 
 READ_BYTES = 4 << 20
+# What a damaged or truncated gzip stream raises while it is read.
+_DAMAGED: tuple[type[Exception], ...] = (
+    OSError,
+    EOFError,
+    zlib.error,
+    typing.cast(type[Exception], isal_zlib.error),  # its stub calls it an instance
+)
 
 
 class Stream:
@@ -35,7 +44,7 @@ class Stream:
         """Read about `size` more bytes into the buffer; False at the end."""
         try:
             chunk = self._handle.read(size)
-        except (OSError, EOFError, zlib.error) as error:
+        except _DAMAGED as error:
             raise self._damaged(error) from None
         self.eof = not chunk
         self.buffer += chunk
@@ -49,7 +58,7 @@ class Stream:
         try:
             while filled < len(scratch) and (count := handle.readinto(view[filled:])):
                 filled += count
-        except (OSError, EOFError, zlib.error) as error:
+        except _DAMAGED as error:
             raise self._damaged(error) from None
         self.eof = filled < len(scratch)
         return filled
