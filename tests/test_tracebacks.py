@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from pathways_workload import tracebacks
 from pathways_workload.describe import without_launcher_prefix
 from tests.helpers import container_entry, run_cli
+from tests.test_incidents import NAMES, target_args
 
 CLIENT = "llama-train-pathways-head-0-0-abcde"
 FRAMES = [
@@ -104,3 +106,15 @@ def test_print_mode_says_how_to_follow_a_traceback_up() -> None:
     assert code == 0, err
     assert "# then, for each `Traceback (most recent call last):` line" in out
     assert '# resource.labels.pod_name="POD"' in out
+
+
+def test_group_headers_count_the_lines_they_show() -> None:
+    """A traceback's exception, shown with its header, counts among the group's lines:
+    no header may say it shows more lines than the group has."""
+    header = re.compile(r"^== .*: (\d+) of (\d+) matching lines ==$")
+    for name in NAMES:
+        code, out, err = run_cli(*target_args(name), "--action=errors", "--first_per_pod=1")
+        assert code == 0, err
+        counts = [header.match(line) for line in out.splitlines()]
+        shown = [(int(m.group(1)), int(m.group(2))) for m in counts if m]
+        assert all(lines <= total for lines, total in shown), (name, shown)

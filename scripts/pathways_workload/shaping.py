@@ -12,7 +12,7 @@ from pathways_workload.sources.base import Entry, Result, sort_key
 
 @dataclasses.dataclass(frozen=True)
 class Group:
-    """One pod/container (or node) of a `--first_per_pod` answer."""
+    """One pod/container (or node) of a `--first_per_pod` answer: the lines shown, of `total`."""
 
     where: str
     entries: list[Entry]
@@ -79,7 +79,8 @@ def group_first(
     groups = []
     for name, units in grouped.items():
         shown = units[:keep] + (units[-1:] if len(units) > keep else [])
-        groups.append(Group(name, [e for unit in shown for e in unit], len(units)))
+        total = sum(len(unit) for unit in units)  # lines, as shown: attached ones too
+        groups.append(Group(name, [e for unit in shown for e in unit], total))
     return groups
 
 
