@@ -92,7 +92,12 @@ class _Engine:
 
 def _engine(args: argparse.Namespace, action: Action, project: str | None) -> _Engine:
     """The engine; text output of an entry action needs only the columns a line prints."""
-    full = args.format != "text" or not isinstance(action.present, EntryPresenter)
+    # Grouping in SQL checks attached lines against the filters, which read every column.
+    full = (
+        args.format != "text"
+        or not isinstance(action.present, EntryPresenter)
+        or bool(args.first_per_pod)
+    )
     return _Engine(analytics_flags(args), project, full)
 
 

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from pathways_workload.describe import where
+from pathways_workload.filters import compile_checked
 from pathways_workload.query import Options
 from pathways_workload.sources.base import Entry, Result, sort_key
 
@@ -66,12 +67,16 @@ def _units(entries: list[Entry], attached: Mapping[tuple[str, str, str], Entry])
 
 
 def group_first(
-    entries: list[Entry], keep: int, attached: Mapping[tuple[str, str, str], Entry]
+    entries: list[Entry],
+    keep: int,
+    attached: Mapping[tuple[str, str, str], Entry],
+    totals: Mapping[str, int] | None = None,
 ) -> list[Group]:
     """Group by where an entry came from; keep the first `keep` and the last of each.
 
     A line with an attached line (a traceback header and its exception) counts once
-    and brings the attached line along.
+    and brings the attached line along. `totals`, when the entries are already each
+    group's ends, say how many lines each group has.
     """
     grouped: dict[str, list[Unit]] = {}
     for unit in _units(entries, attached):
@@ -79,7 +84,7 @@ def group_first(
     groups = []
     for name, units in grouped.items():
         shown = units[:keep] + (units[-1:] if len(units) > keep else [])
-        total = sum(len(unit) for unit in units)  # lines, as shown: attached ones too
+        total = (totals or {}).get(name, sum(len(unit) for unit in units))  # lines, as shown
         groups.append(Group(name, [e for unit in shown for e in unit], total))
     return groups
 
@@ -98,12 +103,15 @@ def shape(
     merged = merge(results, options.order, list(attached.values()))
     notes = []
     if options.first_per_pod:
-        if len(merged) > options.fetch_limit or any(r.truncated for r in results):
+        totals = _group_totals(results, attached)
+        cut = len(merged) > options.fetch_limit or any(r.truncated for r in results)
+        if totals is None and cut:
             notes.append(
                 f"note: --fetch_limit={options.fetch_limit} was hit before grouping; later pods "
                 "may be missing: narrow the window or raise --fetch_limit"
             )
-        groups = group_first(merged[: options.fetch_limit], options.first_per_pod, attached)
+        grouped = merged if totals is not None else merged[: options.fetch_limit]
+        groups = group_first(grouped, options.first_per_pod, attached, totals)
         kept, budget = [], options.limit
         for group in groups:
             if budget <= 0:
@@ -116,6 +124,24 @@ def shape(
     if len(merged) > options.limit or any(r.truncated for r in results):
         notes.append(_cut_note(len(merged), results, options))
     return Stream(merged[: options.limit], None, notes)
+
+
+def _group_totals(
+    results: Sequence[Result], attached: Mapping[tuple[str, str, str], Entry]
+) -> dict[str, int] | None:
+    """Each group's lines, when every result holds each group's ends (SQL grouped them):
+    what the query counted, and the attached lines its filters do not match."""
+    if not results or any(r.group_totals is None or not r.answered for r in results):
+        return None
+    totals: dict[str, int] = {}
+    for result in results:  # one stage's query counts each group once: the same for all
+        for group, count in (result.group_totals or {}).items():
+            totals[group] = max(totals.get(group, 0), count)
+    asked = [compile_checked(result.fetch.query.filter) for result in results]
+    for line in attached.values():
+        if not any(compiled.matches(line) for compiled in asked):
+            totals[where(line)] = totals.get(where(line), 0) + 1
+    return totals
 
 
 def _cut_note(merged: int, results: Sequence[Result], options: Options) -> str:

@@ -16,11 +16,15 @@ import pytest
 
 from pathways_workload.analytics import offline, queries
 from pathways_workload.analytics.offline import OfflineStore
+from pathways_workload.analytics.rows import entry_from_row
 from pathways_workload.analytics.source import AnalyticsSource
+from pathways_workload.describe import where
 from pathways_workload.query import Query
 from pathways_workload.sources.base import Fetch, sort_key
+from tests.analytics.test_offline_parity import micro_text
 from tests.corpus.large import export
 from tests.helpers import container_entry, run_cli
+from tests.test_incidents import INCIDENTS, NAMES, target_args
 
 WINDOW = 'timestamp>="2026-10-22T11:00:00Z" timestamp<="2026-10-22T12:00:00Z"'
 PODS = 150
@@ -113,3 +117,55 @@ def test_triage_of_1024_hosts_takes_four_queries_and_finds_every_failing_host(
     assert report["failing_hosts_missing"] is None
     crash_check = report["checks"][0]
     assert crash_check["count"] > 1000 and crash_check["status"] != "truncated"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_first_per_pod_groups_as_the_default_engine_does(name: str) -> None:
+    """Entry actions, grouped by source in SQL, print what the default engine prints."""
+    for action in ("errors", "workers", "pod-events", "node-ooms"):
+        args = [*target_args(name), f"--action={action}", "--first_per_pod=2"]
+        default = run_cli(*args)
+        analytics = run_cli(*args, "--engine=analytics")
+        assert analytics[0] == default[0], (action, analytics[2])
+        assert micro_text(analytics[1]) == micro_text(default[1]), action
+
+
+def test_no_source_key_spans_two_groups() -> None:
+    """Rows sharing a key share `describe.where`, in every recorded incident."""
+    sql = (
+        f"SELECT {queries.SOURCE_KEY}, {', '.join(queries._columns(True))} "
+        "FROM `p.d._Default` AS log_entry"
+    )
+    for name in NAMES:
+        with OfflineStore([str(INCIDENTS / f"{name}.json")]) as store:
+            groups: dict[str, set[str]] = {}
+            for row in store.rows(sql):
+                groups.setdefault(row["source_key"], set()).add(where(entry_from_row(row)))
+        assert all(len(found) == 1 for found in groups.values()), name
+
+
+def test_first_per_pod_in_sql_is_not_cut_by_the_fetch_limit() -> None:
+    """entries.list groups what --fetch_limit let through; SQL groups every source."""
+    args = [*target_args("host-oom-worker"), "--action=errors", "--first_per_pod=1"]
+    code, out, err = run_cli(*args, "--fetch_limit=5")
+    assert code == 0 and "was hit before grouping" in err
+    code, grouped, err = run_cli(*args, "--fetch_limit=5", "--engine=analytics")
+    assert code == 0 and "was hit before grouping" not in err
+    code, whole, _ = run_cli(*args)
+    assert micro_text(grouped) == micro_text(whole) != micro_text(out)
+
+
+def test_printed_sql_groups_by_source_and_says_so() -> None:
+    code, out, err = run_cli(
+        "--project=my-project",
+        "--jobset_name=llama-train",
+        "--issue_time=2026-10-22T11:40:00Z",
+        "--engine=analytics",
+        "--analytics_dataset=my-project.pathways_logs",
+        "--analytics_location=US",
+        "--action=errors",
+        "--first_per_pod=3",
+    )
+    assert code == 0, err
+    assert out.startswith("# note: with --first_per_pod the queries below keep each source's")
+    assert "source_position <= 3 OR source_position >= source_count - 1" in out

@@ -65,6 +65,12 @@ def bq_here_document(text: str, words: Sequence[str], shell: str = "", pipe: str
     )
 
 
+GROUPED_IN_SQL = (
+    "note: with --first_per_pod the queries below keep each source's first lines and its "
+    "last two, in time order; this tool prints them as groups when it runs them"
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class SqlPrinter:
     """The printer of `--engine=analytics`: one query per stage; `full` selects every column."""
@@ -73,7 +79,7 @@ class SqlPrinter:
     full: bool
 
     def grouping_note(self, out: TextIO, err: TextIO, as_json: bool) -> None:
-        write_grouping_note(out, err, as_json)
+        write_grouping_note(out, err, as_json, GROUPED_IN_SQL)
 
     def note(self, note: PrintNote, request: Request, project: str) -> str:
         if note.example is None:
@@ -164,6 +170,7 @@ def _record(
                 "limit": fetch.limit,
                 "order": fetch.order,
                 "per_source": fetch.per_source,
+                "source_last": fetch.source_last,
             }
             for index, fetch in enumerate(fetches)
         ],

@@ -17,9 +17,10 @@ Shape of every query (one scan of the view, whatever the number of fetches):
     WHERE <position within the fetch's limit> ORDER BY fetch_index, position
 
 A fetch returns its first `limit` entries in its order, `timestamp, insert_id`
-(a fetch asked per source, its first `per_source` of every pod and container,
-numbered in `source_position` over a `source_key` the scan adds, up to
-MOST_SOURCE_ROWS in all)
+(a fetch asked per source, its first `per_source` of every source, numbered
+in `source_position` over a `source_key` the scan adds, up to MOST_SOURCE_ROWS
+in all; with `source_last`, each source's last too, and per source key how
+many entries the stage matched, `source_matched`)
 (both descending for `desc`): BigQuery keeps microseconds, so entries within
 one microsecond are ordered by insert_id, Cloud Logging's own tie-breaker.
 `fetch_matched` says how many matched in all, so a cut answer says so.
@@ -33,9 +34,9 @@ import dataclasses
 from collections.abc import Sequence
 
 from pathways_workload import labels
-from pathways_workload.analytics import columns, sql, where
+from pathways_workload.analytics import columns, operands, sql, where
 from pathways_workload.errors import UsageError
-from pathways_workload.lql import LqlError
+from pathways_workload.lql import LqlError, nodes
 from pathways_workload.sources.base import Fetch
 
 DEDUP_WINDOW = "PARTITION BY insert_id, timestamp ORDER BY log_name"
@@ -45,11 +46,31 @@ RFC_3339 = "'%Y-%m-%dT%H:%M:%E6SZ'"
 TIMESTAMPS = frozenset({"timestamp", "receive_timestamp"})
 # What a fetch asked per source returns at most: 10,000 hosts' worth of lines.
 MOST_SOURCE_ROWS = 200_000
-_LABEL = "JSON_VALUE(resource.labels, {path})"
-SOURCE_KEY = (
-    f"CONCAT(IFNULL({_LABEL.format(path=sql.json_path(('pod_name',)))}, ''), '/', "
-    f"IFNULL({_LABEL.format(path=sql.json_path(('container_name',)))}, '')) AS source_key"
+# Every field `describe.where` names an entry's source by: rows with one key have one
+# `where` (a source may span several keys, which only splits it further).
+_SOURCE_FIELDS = (
+    ("resource", "type"),
+    ("resource", "labels"),
+    ("labels", labels.NODE),
+    ("protoPayload", "resourceName"),
+    ("jsonPayload", "source", "host"),
 )
+
+
+def _source_key() -> str:
+    """The source fields as one text, each a JSON token, so no two sources share it."""
+    parts = []
+    for components in _SOURCE_FIELDS:
+        text = ".".join(components)
+        found = operands.resolve(nodes.Path(components, text, 0), text)
+        value = found.json_value if found.keys else found.column
+        parts.append(f"COALESCE(TO_JSON_STRING({value}), 'null')")  # DuckDB's is NULL
+    joined = ", ',', ".join(parts)
+    return f"CONCAT({joined}) AS source_key"
+
+
+SOURCE_KEY = _source_key()
+SOURCE_TOTALS = "COUNT(*) OVER (PARTITION BY source_key) AS source_matched"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,11 +82,14 @@ class Question:
     limit: int
     order: str = "asc"
     per_source: int = 0
+    source_last: bool = False
 
 
 def questions_of(fetches: Sequence[Fetch]) -> list[Question]:
     """The fetches as SQL questions."""
-    return [Question(f.query.filter, f.limit, f.order, f.per_source) for f in fetches]
+    return [
+        Question(f.query.filter, f.limit, f.order, f.per_source, f.source_last) for f in fetches
+    ]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,9 +113,11 @@ def build(questions: Sequence[Question], view: View, full: bool) -> str:
     ]
     selected = _columns(full)
     keyed = [SOURCE_KEY] if any(question.per_source for question in questions) else []
+    ends = any(question.source_last for question in questions)
     tags = ", ".join(f"IF(match_{index}, {index}, NULL)" for index in range(len(questions)))
     names = ", ".join(column.rsplit(" AS ", 1)[-1] for column in selected)
-    carried = ", ".join([names, *(column.rsplit(" AS ", 1)[-1] for column in keyed)])
+    extra = ["source_key", "source_matched"] if ends else ["source_key"] if keyed else []
+    carried = ", ".join([names, *extra])
     scope = (
         f"\n    AND STARTS_WITH(log_name, {sql.string(f'projects/{view.project}/logs/')})"
         if view.project
@@ -106,11 +132,14 @@ def build(questions: Sequence[Question], view: View, full: bool) -> str:
         + "matched AS (\n  SELECT * FROM scan\n"
         + f"  WHERE {' OR '.join(f'match_{i}' for i in range(len(questions)))}\n"
         + f"  QUALIFY ROW_NUMBER() OVER ({DEDUP_WINDOW}) = 1\n),\n"
+        + (f"sourced AS (\n  SELECT *, {SOURCE_TOTALS} FROM matched\n),\n" if ends else "")
         + f"tagged AS (\n  SELECT fetch_index, {carried}\n"
-        + f"  FROM matched CROSS JOIN UNNEST([{tags}]) AS fetch_index\n"
+        + f"  FROM {'sourced' if ends else 'matched'} CROSS JOIN UNNEST([{tags}]) AS fetch_index\n"
         + "  WHERE fetch_index IS NOT NULL\n),\n"
         + _numbered(questions)
-        + f"SELECT fetch_index, position, fetch_matched, {_as_text(names)}\nFROM numbered\n"
+        + f"SELECT fetch_index, position, fetch_matched, {_as_text(names)}"
+        + (", source_key, source_matched" if ends else "")
+        + "\nFROM numbered\n"
         + f"WHERE {_within_limits(questions)}\nORDER BY fetch_index, position\n"
     )
 
@@ -131,11 +160,14 @@ def _numbered(questions: Sequence[Question]) -> str:
     """Each row's position in its fetch's order (and in its source's, for fetches asked
     per source), and the fetch's match count."""
     by_fetch = "PARTITION BY fetch_index"
+    by_source = by_fetch + ", source_key"
     per_source = (
-        f"    {_position(questions, by_fetch + ', source_key')} AS source_position,\n"
+        f"    {_position(questions, by_source)} AS source_position,\n"
         if any(question.per_source for question in questions)
         else ""
     )
+    if any(question.source_last for question in questions):
+        per_source += f"    COUNT(*) OVER ({by_source}) AS source_count,\n"
     return (
         "numbered AS (\n  SELECT *,\n"
         f"    {_position(questions, by_fetch)} AS position,\n"
@@ -171,7 +203,10 @@ def _within_limits(questions: Sequence[Question]) -> str:
 
 def _kept(question: Question) -> str:
     if question.per_source:
-        return f"source_position <= {question.per_source} AND position <= {MOST_SOURCE_ROWS}"
+        first = f"source_position <= {question.per_source}"
+        if question.source_last:  # the last two: a traceback header may precede its exception
+            first = f"({first} OR source_position >= source_count - 1)"
+        return f"{first} AND position <= {MOST_SOURCE_ROWS}"
     return f"position <= {question.limit}"
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pathways_workload.analytics import queries, rows
+from pathways_workload.describe import where
 from pathways_workload.sources.base import Entry, Fetch, Result
 from pathways_workload.sources.paging import as_paged, pages_needed
 
@@ -44,14 +45,37 @@ class AnalyticsSource:
         self.sql_run.append(text)
         found: list[list[Entry]] = [[] for _ in fetches]
         matched = [0] * len(fetches)
+        totals: list[_GroupTotals] = [_GroupTotals() for _ in fetches]
         for row in self.run_sql(text):
             index = int(row["fetch_index"])
-            found[index].append(rows.entry_from_row(row))
+            entry = rows.entry_from_row(row)
+            found[index].append(entry)
             matched[index] = int(row["fetch_matched"])
-        return [_answer(f, entries, n) for f, entries, n in zip(fetches, found, matched)]
+            if "source_key" in row and "source_matched" in row:
+                totals[index].add(entry, row["source_key"], int(row["source_matched"]))
+        return [
+            _answer(f, entries, n, totals[i].by_group if f.source_last else None)
+            for i, (f, entries, n) in enumerate(zip(fetches, found, matched))
+        ]
 
 
-def _answer(fetch: Fetch, entries: list[Entry], matched: int) -> Result:
+@dataclasses.dataclass
+class _GroupTotals:
+    """Entries matched per group (`where`), summed over the source keys seen in it."""
+
+    by_group: dict[str, int] = dataclasses.field(default_factory=dict)
+    _keys: set[str] = dataclasses.field(default_factory=set)
+
+    def add(self, entry: Entry, key: str, matched: int) -> None:
+        if key not in self._keys:
+            self._keys.add(key)
+            group = where(entry)
+            self.by_group[group] = self.by_group.get(group, 0) + matched
+
+
+def _answer(
+    fetch: Fetch, entries: list[Entry], matched: int, totals: dict[str, int] | None
+) -> Result:
     """A fetch's result: as Cloud Logging's pages, or every source's lines when asked so.
 
     Lines asked per source answer their question (every source's first lines) unless
@@ -62,5 +86,11 @@ def _answer(fetch: Fetch, entries: list[Entry], matched: int) -> Result:
         return as_paged(fetch, entries, matched)
     capped = len(entries) >= queries.MOST_SOURCE_ROWS
     return Result(
-        fetch, entries, matched > len(entries), pages_needed(len(entries)), not capped, matched
+        fetch,
+        entries,
+        matched > len(entries),
+        pages_needed(len(entries)),
+        not capped,
+        matched,
+        totals,
     )

@@ -91,13 +91,17 @@ def write_recipe(chain: Chain, recipe: str, out: TextIO, as_json: bool) -> None:
         )
 
 
-def write_grouping_note(out: TextIO, err: TextIO, as_json: bool) -> None:
-    """--first_per_pod in print mode: the printed commands cannot group."""
-    note = (
-        "note: --first_per_pod groups lines by pod and container only when this tool runs the "
-        "queries (--execute or --logs_file); the commands below return the first "
-        "--fetch_limit lines ungrouped"
-    )
+GROUPED_BY_THE_TOOL = (
+    "note: --first_per_pod groups lines by pod and container only when this tool runs the "
+    "queries (--execute or --logs_file); the commands below return the first "
+    "--fetch_limit lines ungrouped"
+)
+
+
+def write_grouping_note(
+    out: TextIO, err: TextIO, as_json: bool, note: str = GROUPED_BY_THE_TOOL
+) -> None:
+    """--first_per_pod in print mode: what the printed commands return of the groups."""
     if as_json:
         err.write(note + "\n")
     else:

@@ -23,9 +23,11 @@ class Fetch:
     (follow-ups, a long list split over several filters). `until`, when given,
     is asked after each page of PAGE_SIZE entries whether the entries so far
     answer the question; reading stops at the first page where it says yes.
-    `per_source`, when set, is the question behind a fetch of container lines:
-    the first (or latest) `per_source` lines of every container. An engine that
-    can aggregate where the entries are (SQL) answers that instead of pages.
+    `per_source`, when set, is the question behind the fetch: the first (or
+    latest) `per_source` entries of every source (container, node, instance),
+    and with `source_last` each source's last entry too (`--first_per_pod`). An
+    engine that can aggregate where the entries are (SQL) answers that instead
+    of pages.
     """
 
     query: Query
@@ -34,6 +36,7 @@ class Fetch:
     name: str = ""
     until: Callable[[Sequence[Entry]], bool] | None = None
     per_source: int = 0
+    source_last: bool = False
 
 
 @dataclasses.dataclass
@@ -43,6 +46,8 @@ class Result:
     `answered`: the entries answer the fetch's `until` question, so more
     matches, if `truncated` says there are some, are not needed. `matched`: how
     many entries matched in all, when the source knows (offline it does).
+    `group_totals`: for a fetch answered per source with each source's last
+    entry, how many entries matched per group (`describe.where`).
     """
 
     fetch: Fetch
@@ -51,6 +56,7 @@ class Result:
     requests: int = 0
     answered: bool = False
     matched: int | None = None
+    group_totals: dict[str, int] | None = None
 
 
 class Source(Protocol):
