@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pathways_workload.timestamps import parse_timestamp_ns
+from pathways_workload.triage.timeline import FAILED_KINDS
 
 MAX_ROWS = 8
 BLOCKS = "▁▂▃▄▅▆▇█"
@@ -37,11 +38,10 @@ def _cell(offset_ns: int) -> int:
 
 
 def _first_errors(lane: dict[str, Any], attempt: object) -> list[dict[str, Any]]:
-    kinds = ("root_cause", "first_error", "oom", "interruption", "hang")
     return [
         e
         for e in lane.get("events", [])
-        if e.get("kind") in kinds and (attempt is None or e.get("attempt") == attempt)
+        if e.get("kind") in FAILED_KINDS and (attempt is None or e.get("attempt") == attempt)
     ]
 
 

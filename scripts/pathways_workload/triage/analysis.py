@@ -28,6 +28,7 @@ from pathways_workload.triage.fetches import PROGRESS_TERM
 from pathways_workload.triage.grouping import symptom_groups
 from pathways_workload.triage.hosts import (
     HOST_CONTAINERS,
+    HostPod,
     failing_hosts,
     head_nodes,
     host_index,
@@ -140,7 +141,7 @@ def _evidence(found: TriageResults, nodes: set[str], names: Sequence[str]) -> li
         for entry in TriageResults.entries(found.node_events + found.instances)
         if node_of(entry) in nodes
     ]
-    if not TriageResults.entries(found.latest):
+    if not any(result.entries for result in found.latest):
         entries += [e for e in TriageResults.entries(found.controller) if _about(e, names)]
     evidence = [item for item in map(classify, entries) if item is not None]
     return with_tracebacks(evidence, crashes, found.follow_ups)
@@ -166,7 +167,7 @@ def _failures(found: TriageResults, nodes: set[str], request: Request) -> list[r
     failures = rules.split_failures(_evidence(found, nodes, names), recoveries)
     if failures:
         return failures
-    last = TriageResults.entries(found.latest)
+    last = found.latest_lines()
     unseen = _unseen_hosts(found, request)
     quiet = rules.quiet_first(last, _progress_end(last), unseen)
     if quiet is None:
@@ -191,17 +192,18 @@ def _quiet_host(found: TriageResults, chosen: rules.Failure) -> Entry | None:
     scenario = _scenario_of(chosen)
     if scenario is None or not scenario.hang:
         return None
-    latest = TriageResults.entries(found.latest)
-    attempt = [e for e in latest if attempt_of(e) == chosen.cause.attempt]
+    attempt = [e for e in found.latest_lines() if attempt_of(e) == chosen.cause.attempt]
     return rules.quiet_first(attempt, _progress_end(attempt))
 
 
 def _hosts(
-    found: TriageResults, failures: list[rules.Failure], chosen: rules.Failure | None
+    pods: dict[str, HostPod],
+    failures: list[rules.Failure],
+    chosen: rules.Failure | None,
+    quiet: Entry | None,
 ) -> list[dict[str, Any]]:
     """The chosen failure's failing hosts; for a head-pod failure, those of the window."""
-    pods = host_pods(found.container_lines())
-    hosts = failing_hosts(chosen.evidence, pods, _quiet_host(found, chosen)) if chosen else []
+    hosts = failing_hosts(chosen.evidence, pods, quiet) if chosen else []
     return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
 
 
@@ -234,11 +236,12 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     nodes = set(nodes_from(found.events + found.crashes + found.startup + found.latest))
     failures = _failures(found, nodes, request)
     chosen = rules.pick(failures, request.issue_ns)
-    hosts = _hosts(found, failures, chosen)
-    latest = rules.last_lines(TriageResults.entries(found.latest))
+    quiet = _quiet_host(found, chosen) if chosen else None
+    pods = host_pods(found.container_lines())
+    hosts = _hosts(pods, failures, chosen, quiet)
+    latest = rules.last_lines(found.latest_lines())
     head = head_nodes(found.container_lines())
     symptoms = [s for s in chosen.symptoms if not _opens(s, chosen.cause)] if chosen else []
-    quiet = _quiet_host(found, chosen) if chosen else None
     return {
         "root_cause": describe_failure(chosen, head) if chosen else None,
         "failures": [describe_failure(f, head) for f in failures],
@@ -253,7 +256,15 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
         "versions": versions.collect(e for r in found.every() for e in r.entries),
         "last_lines": [_brief(entry) for _, entry in sorted(latest.items())],
         "coverage": _coverage(found),
-        "timeline": timeline.build(found.container_lines(), failures, chosen, request, quiet),
+        "timeline": timeline.build(
+            timeline.Workload(
+                found.container_lines(), list(pods.values()), found.shape().unseen_hosts()
+            ),
+            failures,
+            chosen,
+            request,
+            quiet,
+        ),
     }
 
 

@@ -63,6 +63,12 @@ class TriageResults:
         """Every entry of the results, each once, earliest first."""
         return merge(results, "asc")
 
+    def latest_lines(self) -> list[Entry]:
+        """The latest lines triage read (of every later question too), each once."""
+        if "latest" not in self._cache:
+            self._cache["latest"] = merge(self.latest, "asc")
+        return cast(list[Entry], self._cache["latest"])
+
     def container_lines(self) -> list[Entry]:
         """The workload's lines triage read: crash, start-up and latest lines, each once."""
         if "lines" not in self._cache:

@@ -549,13 +549,20 @@ class Evidence:
         return self.effective_ns, rank, sort_key(self.entry)
 
 
+def restart_attempt(entry: Entry) -> str | None:
+    """The JobSet restart attempt an entry belongs to, if it says."""
+    found = entry_labels(entry)
+    return next(
+        (str(found[k]) for k in labels.RESTART_ATTEMPT if isinstance(found.get(k), str)), None
+    )
+
+
 def attempt_of(entry: Entry) -> str | None:
     """The JobSet restart attempt (or LWS group) an entry belongs to, if it says."""
-    found = entry_labels(entry)
-    for key in labels.RESTART_ATTEMPT:
-        if isinstance(found.get(key), str):
-            return str(found[key])
-    group = found.get(labels.LWS_GROUP_INDEX)
+    attempt = restart_attempt(entry)
+    if attempt is not None:
+        return attempt
+    group = entry_labels(entry).get(labels.LWS_GROUP_INDEX)
     return f"group {group}" if isinstance(group, str) else None
 
 

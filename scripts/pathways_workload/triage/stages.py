@@ -51,8 +51,13 @@ def spent(results: Results) -> int:
     return sum(result.requests for result in results)
 
 
+def _answers(results: Results) -> TriageResults:
+    """The results by question, once per stage (its caches shared by every builder)."""
+    return results.derived("answers", lambda: TriageResults.of(results))
+
+
 def _shape(results: Results) -> WorkloadShape:
-    return results.derived("shape", lambda: TriageResults.of(results).shape())
+    return _answers(results).shape()
 
 
 def _pods_in(entries: Sequence[Entry]) -> set[str]:
@@ -196,7 +201,7 @@ def _suspects(request: Request, results: Results, pages: int) -> list[Fetch]:
 
 def _probes(request: Request, results: Results) -> list[Fetch]:
     """Where the first wave saw nothing, whether the logs hold that kind of evidence at all."""
-    found = TriageResults.of(results)
+    found = _answers(results)
     empty = {
         probes.EVENTS_ANY: not TriageResults.entries(found.events),
         probes.NODE_ANY: not TriageResults.entries(found.node_events),
@@ -250,7 +255,7 @@ def _missing_crashes(request: Request, results: Results, pages: int) -> list[Fet
 def third_stage(request: Request, results: Results) -> list[Fetch]:
     left = budget(_shape(results)) - spent(results)
     missing = _missing_crashes(request, results, max(0, left - FOLLOW_UP_PAGES))
-    crashes = TriageResults.entries(TriageResults.of(results).crashes)
+    crashes = TriageResults.entries(_answers(results).crashes)
     return missing + traceback_fetches(request, crashes)
 
 

@@ -39,7 +39,7 @@ from pathways_workload.shaping import identity
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.terms import RM_CONTAINERS, USER_CONTAINERS
 from pathways_workload.timestamps import format_timestamp_ns
-from pathways_workload.triage.evidence import Evidence
+from pathways_workload.triage.evidence import Evidence, restart_attempt
 from pathways_workload.triage.fetches import QUIET_AFTER_NS
 from pathways_workload.triage.hosts import (
     HOST_CONTAINERS,
@@ -47,10 +47,9 @@ from pathways_workload.triage.hosts import (
     TEARDOWN,
     HostPod,
     host_index,
-    host_pods,
 )
 from pathways_workload.triage.rules import Failure, next_line_due
-from pathways_workload.triage.shape import learn_shape, unseen_host_line
+from pathways_workload.triage.shape import Host, unseen_host_line
 
 # Per lane: at most this many symptoms, and this many events besides first errors,
 # node-level events and the last line.
@@ -185,13 +184,6 @@ def _add_lines(lanes: dict[LaneKey, _Lane], lines: Iterable[Entry]) -> None:
             lane.nodes.add(node)
 
 
-def _attempt_label(entry: Entry) -> str | None:
-    found = entry_labels(entry)
-    return next(
-        (str(found[k]) for k in labels.RESTART_ATTEMPT if isinstance(found.get(k), str)), None
-    )
-
-
 def _add_hang(lanes: dict[LaneKey, _Lane], hang: Entry | None, root: Evidence | None) -> None:
     """The component that went quiet first in a hang, when it is not the root cause itself."""
     if hang is None or (root is not None and identity(root.entry) == identity(hang)):
@@ -199,7 +191,7 @@ def _add_hang(lanes: dict[LaneKey, _Lane], hang: Entry | None, root: Evidence | 
     key = lane_of(hang)
     lane = lanes.setdefault(key, _Lane(key))
     due = format_timestamp_ns(next_line_due(lane.lines, hang)) if lane.lines else None
-    event = _event(hang, "hang", _attempt_label(hang), due_at=due)
+    event = _event(hang, "hang", restart_attempt(hang), due_at=due)
     lane.events.append((entry_time_ns(hang), event))
 
 
@@ -214,7 +206,9 @@ def _last_line(lane: _Lane, newest_ns: int, marked: set[tuple[str, str, str]]) -
     if identity(last) not in marked:
         kind = "quiet" if quiet else "last_line"
         extra = {"due_at": fields["due_at"]} if quiet else {}
-        lane.events.append((entry_time_ns(last), _event(last, kind, _attempt_label(last), **extra)))
+        lane.events.append(
+            (entry_time_ns(last), _event(last, kind, restart_attempt(last), **extra))
+        )
     return fields
 
 
@@ -273,9 +267,9 @@ def _describe(
     }
 
 
-def _unseen(lanes: dict[LaneKey, _Lane], lines: Sequence[Entry], request: Request) -> None:
+def _unseen(lanes: dict[LaneKey, _Lane], unseen: Sequence[Host], request: Request) -> None:
     """Hosts the labels say exist but that logged nothing: quiet from the window's start."""
-    for host in learn_shape(lines).unseen_hosts():
+    for host in unseen:
         key = ("host", "/".join(host))
         lane = lanes.setdefault(key, _Lane(key))
         lane.silent_from = request.window.start
@@ -289,7 +283,7 @@ def attempts(lines: Iterable[Entry]) -> list[dict[str, Any]]:
     """Each JobSet restart attempt seen: its first and last line (its start is a boundary)."""
     spans: dict[str, list[Entry]] = {}
     for entry in lines:
-        attempt = _attempt_label(entry)
+        attempt = restart_attempt(entry)
         if attempt is not None:
             span = spans.setdefault(attempt, [entry, entry])
             span[0] = min(span[0], entry, key=entry_time_ns)
@@ -306,8 +300,18 @@ def attempts(lines: Iterable[Entry]) -> list[dict[str, Any]]:
     ]
 
 
+@dataclasses.dataclass(frozen=True)
+class Workload:
+    """What triage learnt of the workload: its container lines read (earliest first), its
+    host pods, and the hosts its labels say exist but that logged nothing."""
+
+    lines: Sequence[Entry]
+    host_pods: Sequence[HostPod]
+    unseen: Sequence[Host]
+
+
 def build(
-    lines: Sequence[Entry],
+    workload: Workload,
     failures: Sequence[Failure],
     chosen: Failure | None,
     request: Request,
@@ -315,15 +319,15 @@ def build(
 ) -> dict[str, Any]:
     """The timeline: restart attempts and every lane's events, in drawing order.
 
-    `lines` are the workload's container lines triage read, earliest first;
     `hang` is the component that went quiet first when the failure is a hang.
     """
+    lines = workload.lines
     root = chosen.cause if chosen else None
     lanes: dict[LaneKey, _Lane] = {}
     _add_lines(lanes, lines)
-    _add_evidence(lanes, failures, root, list(host_pods(lines).values()))
+    _add_evidence(lanes, failures, root, list(workload.host_pods))
     _add_hang(lanes, hang, root)
-    _unseen(lanes, lines, request)
+    _unseen(lanes, workload.unseen, request)
     marked = {identity(e) for e in (root.entry if root else None, hang) if e is not None}
     newest = max((entry_time_ns(e) for e in lines), default=0)
     on_node: dict[str, list[str]] = {}

@@ -14,6 +14,7 @@ from pathways_workload.render.html.lanes import timeline_html
 from pathways_workload.render.html.page import document, section
 from pathways_workload.render.html.tables import cell, code_block, link, raw_cell, table
 from pathways_workload.render.html.triage_lanes import triage_timeline
+from pathways_workload.triage.timeline import FAILED_KINDS
 
 TIMELINE_HELP = (
     '<p class="meta">One lane per TPU host (by slice), head-pod container and node. Hover a mark '
@@ -164,8 +165,7 @@ def _failures(report: dict[str, Any]) -> str:
 
 def _first_error(lane: dict[str, Any]) -> dict[str, Any]:
     """A host's first error: the root cause, its first error line, or a node-level event."""
-    kinds = ("root_cause", "first_error", "oom", "interruption", "hang")
-    events = [e for e in lane.get("events", []) if e.get("kind") in kinds]
+    events = [e for e in lane.get("events", []) if e.get("kind") in FAILED_KINDS]
     return min(events, key=lambda e: str(e.get("timestamp"))) if events else {}
 
 
