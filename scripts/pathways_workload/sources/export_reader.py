@@ -226,6 +226,16 @@ def _decoded(stream: Stream, number: int) -> Iterator[Decoded]:
     yield from ArrayDecoder(stream, number).batches(BATCH_ENTRIES)
 
 
+def _unframed(
+    stream: Stream, layout: Layout, number: int, text: TextLogs | None
+) -> Iterator[Decoded]:
+    """Entries not read in framed blocks: text logs' lines, or an array decoded entry by entry
+    (`sniff` says text only when `text` is given)."""
+    if layout.text and text is not None:
+        return text_batches(stream, text, number, BATCH_ENTRIES)
+    return _decoded(stream, number)
+
+
 def read_export(
     export: ExportFile, number: int, look: Callable[[Block], LookedT], text: TextLogs | None = None
 ) -> Iterator[Seen[LookedT] | Decoded]:
@@ -239,11 +249,8 @@ def read_export(
         layout = sniff(stream, text)
         if layout is None:
             return
-        if layout.text and text is not None:
-            yield from text_batches(stream, text, number, BATCH_ENTRIES)
-            return
         if layout.framing is None:
-            yield from _decoded(stream, number)
+            yield from _unframed(stream, layout, number, text)
             return
         stream.drop(layout.header, count_lines=True)
         reloadable = not isinstance(handle, gzip.GzipFile)
@@ -270,14 +277,11 @@ def simple_export(
         layout = sniff(stream, text)
         if layout is None:
             return
-        if layout.text and text is not None:
-            yield from text_batches(stream, text, number, BATCH_ENTRIES)
-            return
         framing = layout.framing
         if isinstance(framing, LineFraming) and not framing.commas:
             yield from framed_blocks(stream, framing, number)
         else:
-            yield from _decoded(stream, number)
+            yield from _unframed(stream, layout, number, text)
 
 
 def every_record(

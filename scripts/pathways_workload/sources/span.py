@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from pathways_workload.sources.export_reader import Block
 from pathways_workload.sources.framing import LineFraming
-from pathways_workload.sources.records import Record, line_at
+from pathways_workload.sources.records import Record
 from pathways_workload.timestamps import NANOS_PER_SECOND, format_timestamp_ns, parse_timestamp_ns
 from pathways_workload.window import Window
 
@@ -75,7 +75,7 @@ class _Odd:
     def where(self) -> str:
         assert self.first is not None
         record = self.first[0]
-        return f"{record.export.name}:{record.line or line_at(record.export, record.offset)}"
+        return f"{record.export.name}:{record.line_number()}"
 
 
 def top_level_time(entry: dict[str, object]) -> int | None:

@@ -37,6 +37,7 @@ from typing import Any
 from pathways_workload.errors import InputFileError
 from pathways_workload.pod_names import implied_labels
 from pathways_workload.sources.glog_time import GlogClock
+from pathways_workload.sources.records import INCOMPLETE
 from pathways_workload.sources.text_lines import TextLine, parse_line
 from pathways_workload.target import Workload
 from pathways_workload.timestamps import format_timestamp_ns
@@ -44,9 +45,7 @@ from pathways_workload.window import Window
 
 FORMATS = ("auto", "export", "kubectl")
 _SNIFF_LINES = 10
-_BOM = b"\xef\xbb\xbf"
 _LOG_SUFFIXES = (".log", ".txt")
-_INCOMPLETE = "any output printed before this message is incomplete"
 Entry = dict[str, Any]
 Who = tuple[str, str]
 
@@ -56,7 +55,7 @@ def _quiet(note: str) -> None:
 
 
 def refuse(name: str, line: int, what: str) -> InputFileError:
-    return InputFileError(f"{name}:{line}: {what}; {_INCOMPLETE}")
+    return InputFileError(f"{name}:{line}: {what}; {INCOMPLETE}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,7 +110,7 @@ class TextLogs:
         """Whether a file starting with `head` is text logs (refusing what is neither)."""
         if self.options.format != "auto":
             return self.forced
-        body = head.removeprefix(_BOM).lstrip()
+        body = head.lstrip()  # sniffing dropped a byte order mark
         if not body or body.startswith(b"{"):
             return False
         if body.startswith(b"[") and not body.startswith(b"[pod/"):
@@ -206,8 +205,6 @@ class _Transcript:
         yield from self._finish()
 
     def _decode(self, raw: bytes, number: int) -> str:
-        if number == 1:
-            raw = raw.removeprefix(_BOM)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
