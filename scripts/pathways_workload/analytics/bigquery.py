@@ -51,7 +51,6 @@ class BigQueryRunner:
     endpoint: str | None = dataclasses.field(default_factory=endpoint)
     backoff: Backoff = dataclasses.field(default_factory=Backoff)
     sleep: Callable[[float], object] = time.sleep
-    bytes_processed: list[int] = dataclasses.field(default_factory=list)
     _client: Any = None
 
     def rows(self, text: str) -> list[dict[str, Any]]:
@@ -111,7 +110,6 @@ class BigQueryRunner:
         return found
 
     def _check_size(self, processed: int) -> None:
-        self.bytes_processed.append(processed)
         self.err.write(f"dry run: the query will process {_size(processed)} ({processed} bytes)\n")
         if processed > self.dataset.max_bytes_billed:
             raise UsageError(

@@ -116,8 +116,6 @@ def _operand(
         return Operand(columns.JSON, column_sql, free_keys)
     if field.kind == columns.RECORD:
         return Operand(columns.RECORD, column_sql, record=True)
-    if field.kind == fields.DURATION:
-        raise _unsupported(path, filter_text, "Durations have no exact mapping in the log view")
     if defaulted and field.kind in DEFAULTS and field.name != "timestamp":
         return Operand(field.kind, column_sql, default=DEFAULTS[field.kind])
     return Operand(field.kind, column_sql)

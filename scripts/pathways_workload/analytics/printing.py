@@ -106,12 +106,13 @@ class SqlPrinter:
             return
         text = self._sql(fetches, project, self.dataset.table())
         words = bq_words(self.dataset, sum(fetch.limit for fetch in fetches))
-        chained = chain is not None and any(chain[0].sentinel in f.query.filter for f in fetches)
-        recipe, shell = None, ""
-        if chain is not None and chained:
-            text = chains.parametrized(text, chain[0].sentinel)
-            recipe, shell = chain[1], chains.array_parameter(chain[0].variable)
-        page = self._page_sql(fetches, project, chain[0] if chain and chained else None)
+        uses = chain is not None and any(chain[0].sentinel in f.query.filter for f in fetches)
+        link, recipe, shell = None, None, ""
+        if chain is not None and uses:
+            link, recipe = chain
+            text = chains.parametrized(text, link.sentinel)
+            shell = chains.array_parameter(link.variable)
+        page = self._page_sql(fetches, project, link)
         if as_json:
             command = bq_command(text, words, shell)
             out.write(json.dumps(_record(fetches, text, command, recipe, page)) + "\n")

@@ -20,6 +20,7 @@ the query language says `NOT missing=x` is true.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import urllib.parse
 
 from pathways_workload.analytics import columns, comparisons, ip_ranges, operands, sql
@@ -36,15 +37,20 @@ class Bounds:
     end_ns: int | None
 
 
+@functools.lru_cache(maxsize=256)
+def _conjuncts(text: str) -> tuple[nodes.Node, ...]:
+    """A filter's top-level terms, parsed once for its bounds and its predicate."""
+    tree = parser.parse(text)
+    return tuple(nodes.operands(tree)) if isinstance(tree, nodes.And) else (tree,)
+
+
 def compile_filter(text: str, known: Bounds = Bounds(None, None)) -> str:
     """Compile filter text to a SQL predicate; top-level bounds equal to `known` are left out.
 
     Raises:
         diagnostics.LqlError: the filter is invalid, or has no exact mapping ("unsupported").
     """
-    tree = parser.parse(text)
-    conjuncts = nodes.operands(tree) if isinstance(tree, nodes.And) else [tree]
-    kept = [node for node in conjuncts if _bound(node) not in _known_bounds(known)]
+    kept = [node for node in _conjuncts(text) if _bound(node) not in _known_bounds(known)]
     if not kept:
         return "TRUE"
     return _Compiler(text).junction(kept, conjunctive=True)
@@ -56,9 +62,7 @@ def bounds(text: str) -> Bounds:
     Raises:
         diagnostics.LqlError: the filter is invalid.
     """
-    tree = parser.parse(text)
-    conjuncts = nodes.operands(tree) if isinstance(tree, nodes.And) else [tree]
-    found = [bound for bound in map(_bound, conjuncts) if bound is not None]
+    found = [bound for bound in map(_bound, _conjuncts(text)) if bound is not None]
     starts = [ns for side, ns in found if side == "start"]
     ends = [ns for side, ns in found if side == "end"]
     return Bounds(max(starts) if starts else None, min(ends) if ends else None)
