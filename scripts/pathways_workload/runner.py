@@ -127,13 +127,11 @@ def _settled(
 ) -> tuple[Request, Results]:
     """The run's window once the source has learnt it (an export's span, read in the pass)."""
     span = settle()
-    if span is None:
-        output.err.write(f"window: {NO_SPAN}\n")
-        noted = dataclasses.replace(request.window, note=NO_SPAN)
-        return dataclasses.replace(request, window=noted), results
-    output.err.write(span.describe() + "\n")
-    old, new = filters.within(request.window), filters.within(span)
-    return dataclasses.replace(request, window=span), results.rewindowed(old, new)
+    window = span or dataclasses.replace(request.window, note=NO_SPAN)
+    output.err.write(window.describe() + "\n")
+    if span is not None:
+        results = results.rewindowed(filters.within(request.window), filters.within(span))
+    return dataclasses.replace(request, window=window), results
 
 
 def run_action(

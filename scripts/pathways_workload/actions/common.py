@@ -26,15 +26,15 @@ def fetch(
 ) -> Fetch:
     """A fetch of the scoped clauses; by default as many entries as the output needs
     (with --first_per_pod, asked per source too, for an engine that groups where it reads)."""
-    grouped = limit is None and bool(request.options.first_per_pod)
+    grouping = (request.options.first_per_pod or 0) if limit is None else 0
     return Fetch(
         Query(purpose, scoped(request, *clauses)),
         limit or request.options.fetch_size,
         order or request.options.order,
         name,
         until,
-        per_source or (request.options.first_per_pod or 0 if grouped else 0),
-        source_last=grouped,
+        per_source or grouping,
+        source_last=grouping > 0,
     )
 
 

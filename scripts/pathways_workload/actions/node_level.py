@@ -57,7 +57,7 @@ def _discover(request: Request, _: Results) -> list[Fetch]:
             NODE_LINES,
             "nodes the workload's containers logged from",
             selectors.container_lines(request.target),
-            limit=max(limit, report_limit(request)),
+            limit=report_limit(request),
             until=_no_new_node,
         ),
     ]

@@ -38,8 +38,7 @@ def build_preflight(request: Request) -> list[Fetch]:
 
 def coverage_probes(request: Request) -> list[Fetch]:
     """Once access is known: the head's first lines and one entry of each log kind."""
-    kinds = (probes.EVENTS_ANY, probes.NODE_ANY, probes.SERIAL_ANY)
-    return [probes.head_lines_fetch(request), *probes.probe_fetches(request, kinds)]
+    return [probes.head_lines_fetch(request), *probes.probe_fetches(request, probes.ALL_KINDS)]
 
 
 def _container_rows(entries: list[Entry]) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from pathways_workload.query import Request
 from pathways_workload.sources.base import Fetch
 
 EVENTS_ANY, NODE_ANY, SERIAL_ANY = "events_any", "node_any", "serial_any"
+ALL_KINDS = (EVENTS_ANY, NODE_ANY, SERIAL_ANY)
 HEAD_LINES = "head_lines"
 HEAD_CONTAINERS = (
     terms.USER_CONTAINERS + terms.PROXY_CONTAINERS + terms.RM_CONTAINERS + terms.SIDECAR_CONTAINERS

@@ -273,8 +273,7 @@ READ_ON_NOTE = PrintNote(
 
 def _probes_ahead(request: Request) -> list[Fetch]:
     """Every question of the second stage built from the request alone."""
-    kinds = (probes.EVENTS_ANY, probes.NODE_ANY, probes.SERIAL_ANY)
-    return probes.probe_fetches(request, kinds)
+    return probes.probe_fetches(request, probes.ALL_KINDS)
 
 
 STAGES = (
