@@ -14,11 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pathways_workload.query import Request
 from pathways_workload.registry import ACTIONS
 from pathways_workload.sources.base import Fetch
+from pathways_workload.sources.export_reader import Block
 from pathways_workload.sources.files import FileSource, plausible_window
+from pathways_workload.sources.framing import LineFraming, ObjectFraming
+from pathways_workload.sources.inputs import ExportFile
+from pathways_workload.sources.span import SpanTracker
 from pathways_workload.target import Target, parse_workload
 from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
 from pathways_workload.window import Window
@@ -123,6 +129,75 @@ def test_entries_without_a_usable_timestamp_are_counted(tmp_path: Path) -> None:
         f"warning: 3 entries have no usable top-level timestamp (first at {path}:2); "
         "no query can return them"
     ) in err.splitlines()
+
+
+@pytest.mark.parametrize("layout", ["lines", "gcloud array"])
+def test_odd_timestamps_among_many_are_counted_in_every_layout(tmp_path: Path, layout: str) -> None:
+    """A block where some entries lack a usable top-level timestamp (none, empty; in an
+    indented array, only a nested one, which JSON Lines would read as the entry's) is read
+    entry by entry: the warning counts them, the window ignores them."""
+    entries = [
+        container_entry(f"ok {i}", severity="INFO", timestamp=f"2026-10-22T11:2{i % 10}:00Z")
+        for i in range(200)
+    ]
+    missing = container_entry("Check failed: no time")
+    missing.pop("timestamp")
+    empty = container_entry("Check failed: empty time", timestamp="")
+    nested = container_entry("Check failed: nested time")
+    nested.pop("timestamp")
+    nested["jsonPayload"] = {"timestamp": "2026-10-22T11:59:00Z"}
+    odd = [missing, empty, nested] if layout == "gcloud array" else [missing, empty]
+    entries[50:50] = odd
+    entries.append(container_entry("Check failed: last", timestamp="2026-10-22T11:30:00.5Z"))
+    path = tmp_path / "export.json"
+    if layout == "lines":
+        _lines(path, entries)
+    else:
+        path.write_text(json.dumps(entries, indent=2))
+    code, out, err = run_cli("--action=errors", f"--logs_file={path}", WORKLOAD)
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: last"]
+    assert "window: 2026-10-22T11:20:00Z .. 2026-10-22T11:30:00.5Z" in err
+    assert f"warning: {len(odd)} entries have no usable top-level timestamp" in err
+
+
+def _stamp(instant: int, digits: int) -> str:
+    """A canonical time with 0, 3, 6 or 9 fraction digits (as protobuf's JSON writes them)."""
+    text = format_timestamp_ns(instant)[:19]
+    fraction = f"{instant % 10**9:09d}"[:digits]
+    return text + (f".{fraction}" if digits else "") + "Z"
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1792666800 * 10**9, 1792666803 * 10**9), st.sampled_from([0, 3, 6, 9])
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.booleans(),
+)
+def test_a_block_span_is_its_earliest_and_latest_instant(
+    stamps: list[tuple[int, int]], indented: bool
+) -> None:
+    """Values of mixed widths within a few seconds: the block's extremes, compared as text,
+    are the extreme instants, in both framings."""
+    texts = [_stamp(instant, digits) for instant, digits in stamps]
+    entries = [container_entry("x", timestamp=text) for text in texts]
+    if indented:
+        framing: LineFraming | ObjectFraming = ObjectFraming(b"  ")
+        text = json.dumps(entries, indent=2)
+        body = text[text.index("\n") + 1 : text.rindex("\n")] + "\n"
+    else:
+        framing = LineFraming()
+        body = "".join(json.dumps(entry) + "\n" for entry in entries)
+    export = ExportFile("export.json", Path("export.json"))
+    tracker = SpanTracker(parse_timestamp_ns("2027-01-01T00:00:00Z"))
+    times = tracker.block(Block(body.encode(), export, 0, framing), ambiguous=False)
+    instants = [parse_timestamp_ns(text) for text in texts]
+    assert tracker.window() == Window(min(instants), max(instants))
+    assert times.complete and times.aligned
 
 
 def _filler(index: int) -> str:

@@ -30,6 +30,12 @@ _LINE_ALARMS = rb"[^}\r]\n|[^}]\r\n|\n[^{]"
 _COMMA_ALARMS = rb"[^},\r]\n|[^},]\r\n|[^}],\r?\n|\n[^{]"
 # A line with two "timestamp" keys: which one is the entry's needs a parse.
 TWO_STAMPS = rb'"timestamp"[^\n]*"timestamp"' + ORDINARY
+# A time as Cloud Logging writes it (`2026-10-22T11:10:00.123456789Z`), its `Z` outside the
+# group: without it, such texts sort as their instants do.
+_CANONICAL_VALUE = (
+    rb'"timestamp"[ \t]*:[ \t]*"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?)Z"'
+)
+_CANONICAL_STAMP = re.compile(_CANONICAL_VALUE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,6 +53,12 @@ class LineFraming:
     def block_stamps(self) -> re.Pattern[bytes]:
         """In a block: the first `"timestamp": "..."` value of each line that has one."""
         return _FIRST_STAMP
+
+    def canonical_stamps(self, block: bytes) -> tuple[list[bytes], bool]:
+        """The canonical `"timestamp"` values of a block whose lines hold at most one such
+        key, `Z` left out, and whether every record has one."""
+        stamps: list[bytes] = _CANONICAL_STAMP.findall(block)
+        return stamps, len(stamps) == block.count(b"\n")
 
     @property
     def alarms(self) -> bytes:
@@ -125,6 +137,21 @@ class ObjectFraming:
     @property
     def block_stamps(self) -> re.Pattern[bytes]:
         return self.stamps
+
+    @functools.cached_property
+    def _opens_and_stamps(self) -> re.Pattern[bytes]:
+        """Each entry's opening line after the first (as an empty value) and each canonical
+        top-level `"timestamp"` value: one search finds both."""
+        indent = re.escape(self.indent)
+        return re.compile(rb"\n" + indent + rb"(?:\{\n|" + indent + _CANONICAL_VALUE + rb")")
+
+    def canonical_stamps(self, block: bytes) -> tuple[list[bytes], bool]:
+        """The canonical top-level `"timestamp"` values, `Z` left out, and whether each entry
+        has one: values and openings then alternate, a value first (a block opens an entry)."""
+        found: list[bytes] = self._opens_and_stamps.findall(block)
+        stamps, opens = found[0::2], found[1::2]
+        one_each = len(found) % 2 == 1 and self.opens(block) and opens.count(b"") == len(opens)
+        return (stamps if one_each else list(filter(None, found))), one_each
 
     @property
     def ambiguous(self) -> bytes | None:

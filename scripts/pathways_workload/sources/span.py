@@ -1,10 +1,10 @@
 """The export's span, learnt while reading: its earliest and latest top-level timestamps.
 
-Per block, one regex pass collects the `"timestamp": "..."` values. When every
-record has exactly one, in the shape Cloud Logging writes
-(`2026-10-22T11:10:00.123456789Z`), the block's extremes come from comparing
-the values as bytes (their fixed-width seconds decide), and only the values in
-an extreme second are parsed. Any other block (a record without a timestamp,
+Per block, one regex pass collects the `"timestamp": "..."` values in the shape
+Cloud Logging writes (`2026-10-22T11:10:00.123456789Z`). When every record has
+exactly one, the block's extremes come from comparing the values as bytes
+(without their `Z`, such texts sort as their instants do), and only those two
+are parsed. Any other block (a record without a timestamp,
 a second "timestamp" key in a payload, an offset, spaces) is read record by
 record, and a record its text cannot settle is parsed.
 
@@ -31,9 +31,7 @@ from pathways_workload.sources.records import Record
 from pathways_workload.timestamps import NANOS_PER_SECOND, format_timestamp_ns, parse_timestamp_ns
 from pathways_workload.window import Window
 
-_CANONICAL = rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z"
-CANONICAL = re.compile(_CANONICAL)
-_ALL_CANONICAL = re.compile(rb"(?:" + _CANONICAL + rb"\n)*")
+CANONICAL = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z")
 DAY_NS = 86400 * NANOS_PER_SECOND
 SECONDS = 19  # `YYYY-MM-DDTHH:MM:SS`
 
@@ -112,8 +110,11 @@ class SpanTracker:
         elif not 0 < instant <= self._ceiling:
             self.absurd.add(record, text or format_timestamp_ns(instant))
         else:
-            self.earliest = instant if self.earliest is None else min(self.earliest, instant)
-            self.latest = instant if self.latest is None else max(self.latest, instant)
+            self._widen(instant)
+
+    def _widen(self, instant: int) -> None:
+        self.earliest = instant if self.earliest is None else min(self.earliest, instant)
+        self.latest = instant if self.latest is None else max(self.latest, instant)
 
     def entry(self, record: Record) -> None:
         """A parsed record."""
@@ -126,35 +127,21 @@ class SpanTracker:
         """Learn a block's times; `ambiguous`: some record has more than one "timestamp"
         key (None: not known, count them)."""
         framing = block.framing
-        stamps = framing.block_stamps.findall(block.data)
-        records = framing.count(block.data)
         if ambiguous is None:  # with a value on every line, as many keys as lines: one each
             keys = block.data.count(b'"timestamp"')
-            ambiguous = isinstance(framing, LineFraming) and keys != records
-        joined = b"\n".join(stamps) + b"\n"
-        aligned = (
-            not ambiguous
-            and len(stamps) == records
-            and _ALL_CANONICAL.fullmatch(joined) is not None
-        )
-        if not aligned:
+            ambiguous = isinstance(framing, LineFraming) and keys != framing.count(block.data)
+        if ambiguous:
             return self._by_record(block)
-        low, high = min(stamps)[:SECONDS], max(stamps)[:SECONDS]
+        stamps, one_each = framing.canonical_stamps(block.data)
+        if not (one_each and stamps):
+            return self._by_record(block)
+        earliest, latest = min(stamps), max(stamps)
+        low, high = earliest[:SECONDS], latest[:SECONDS]
         if low <= self._low or high >= self._high:
             return dataclasses.replace(self._by_record(block), aligned=True)
-        self._extremes(low, high, joined)
+        self._widen(parse_timestamp_ns(earliest.decode() + "Z"))
+        self._widen(parse_timestamp_ns(latest.decode() + "Z"))
         return BlockTimes(low, high, complete=True, aligned=True)
-
-    def _extremes(self, low: bytes, high: bytes, joined: bytes) -> None:
-        """Parse only the values in the block's earliest and latest second, if they matter."""
-        if self.earliest is None or low <= seconds_text(self.earliest):
-            values = re.findall(re.escape(low) + rb"[^\n]*", joined)
-            earliest = min(parse_timestamp_ns(value.decode()) for value in values)
-            self.earliest = earliest if self.earliest is None else min(self.earliest, earliest)
-        if self.latest is None or high >= seconds_text(self.latest):
-            values = re.findall(re.escape(high) + rb"[^\n]*", joined)
-            latest = max(parse_timestamp_ns(value.decode()) for value in values)
-            self.latest = latest if self.latest is None else max(self.latest, latest)
 
     def _by_record(self, block: Block) -> BlockTimes:
         """Read a block record by record (parsing those the text cannot settle)."""
