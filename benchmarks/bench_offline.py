@@ -8,9 +8,12 @@ writes them; the same entries as gcloud's indented JSON array; and both gzipped.
 is the best of --repeat runs of a child process (the tool as a user runs it, from cached
 bytecode), and each ratio compares with a json.loads pass over every line of the JSON Lines
 export, also a child process, measured in the same run. With --big, also the peak memory of
-replaying a 1.5 GB export.
+replaying a 1.5 GB export. With --large, also triage of the generated 1,024-host incidents
+(tests/corpus/large.py: a cascade and a silent hang, gzipped JSON Lines as a log sink writes
+them) as written and decompressed, against json.loads over each one's JSON Lines; with
+--large --big, the 4,096-host cascade too.
 
-    python3 benchmarks/bench_offline.py [--entries=300000] [--repeat=3] [--big]
+    python3 benchmarks/bench_offline.py [--entries=300000] [--repeat=3] [--big] [--large]
                                         [--scripts=DIR] [--folder=DIR]
 
 --scripts measures another checkout's scripts/ folder on the same exports (for example the
@@ -32,12 +35,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "scripts"), str(ROOT)]
 
+from tests.corpus.large import export as large_export  # noqa: E402
 from tests.logentry import container_line, pod_labels  # noqa: E402
 
 from pathways_workload.terms import CRASH_TERMS  # noqa: E402
@@ -45,6 +49,7 @@ from pathways_workload.terms import CRASH_TERMS  # noqa: E402
 START = 1792666800  # 2026-10-22T11:00:00Z
 HOUR = 3600
 WORKLOAD = "--jobset_name=llama-train"
+LARGE_NAMES = ("cascade-1024", "silent-hang-1024")
 WINDOW = ("--start_time=2026-10-22T11:00:00Z", "--duration=1h")
 BIG_BYTES = 1_500_000_000
 CHILD_ENVIRONMENT = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -222,19 +227,23 @@ class Bench:
         self.scripts = scripts
         self.paths = paths
         self.repeat = repeat
-        self.loads_command = [sys.executable, "-c", JSON_LOADS, str(paths["lines"])]
         self.loads: list[float] = []
         self.ratios: dict[str, float] = {}
 
-    def tool(self, layout: str, *args: str) -> list[str]:
+    def tool(self, layout: str, *args: str, workload: str = WORKLOAD) -> list[str]:
         script = str(self.scripts / "debug_workload.py")
-        return [sys.executable, script, f"--logs_file={self.paths[layout]}", WORKLOAD, *args]
+        return [sys.executable, script, f"--logs_file={self.paths[layout]}", workload, *args]
 
-    def row(self, name: str, command: list[str], versus: str | None = None) -> None:
+    def row(
+        self, name: str, command: list[str], versus: str | None = None, loads_of: str = "lines"
+    ) -> None:
+        """One row; its ratios are to json.loads over the JSON Lines export `loads_of`."""
+        loads_command = [sys.executable, "-c", JSON_LOADS, str(self.paths[loads_of])]
         runs, ratios = [], []
         for _ in range(self.repeat):
-            loads = measure(self.loads_command).wall
-            self.loads.append(loads)
+            loads = measure(loads_command).wall
+            if loads_of == "lines":
+                self.loads.append(loads)
             runs.append(measure(command))
             ratios.append(runs[-1].wall / loads)
         ratio = statistics.median(ratios)
@@ -244,7 +253,7 @@ class Bench:
             text += f"  {ratio / self.ratios[versus]:4.2f}x {versus}"
         best = min(runs, key=lambda run: run.wall)
         peak = max(run.peak for run in runs)
-        print(f"{name:<30} {best.wall:5.2f} s  cpu {best.cpu:5.2f} s  peak {peak:4.0f} MB  {text}")
+        print(f"{name:<34} {best.wall:5.2f} s  cpu {best.cpu:5.2f} s  peak {peak:4.0f} MB  {text}")
 
 
 def report(bench: Bench) -> None:
@@ -284,6 +293,29 @@ def report(bench: Bench) -> None:
                 bench.row(name, command, f"{action}, one pass, {versus}" if versus else None)
 
 
+def large_rows(bench: Bench, folder: Path, names: Sequence[str]) -> None:
+    """Triage of the generated 1,024- and 4,096-host incidents (tests/corpus/large.py), as
+    written (gzipped) and decompressed, each against json.loads over its JSON Lines."""
+    for name in names:
+        packed, planted = large_export(name)
+        plain = folder / f"{name}.jsonl"
+        if not plain.exists():
+            with gzip.open(packed, "rb") as source, plain.open("wb") as target:
+                shutil.copyfileobj(source, target, 1 << 22)
+        bench.paths[name], bench.paths[f"{name}.gz"] = plain, packed
+        workload = f"--jobset_name={planted.jobset}"
+        print(f"{name}: {plain.stat().st_size / 1e6:.0f} MB JSON Lines, {_lines(plain)} entries")
+        row = f"triage, {name}"
+        bench.row(row, bench.tool(name, "--action=triage", workload=workload), loads_of=name)
+        command = bench.tool(f"{name}.gz", "--action=triage", workload=workload)
+        bench.row(f"{row}, gzipped", command, row, loads_of=name)
+
+
+def _lines(path: Path) -> int:
+    with path.open("rb") as lines:
+        return sum(1 for _ in lines)
+
+
 def big_export(paths: dict[str, Path], folder: Path) -> Path:
     """About 1.5 GB of JSON Lines: the export repeated."""
     big = folder / "big.jsonl"
@@ -300,7 +332,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--entries", type=int, default=300_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--big", action="store_true", help="also the peak memory on 1.5 GB")
+    parser.add_argument(
+        "--big",
+        action="store_true",
+        help="also the peak memory on 1.5 GB (and, with --large, the 4,096-host cascade)",
+    )
+    parser.add_argument(
+        "--large", action="store_true", help="also triage of the 1,024-host incidents"
+    )
     parser.add_argument("--scripts", type=Path, default=ROOT / "scripts")
     parser.add_argument("--folder", type=Path, help="keep the exports here, reuse them")
     args = parser.parse_args()
@@ -310,6 +349,9 @@ def main() -> None:
         paths = write_exports(folder, args.entries)
         bench = Bench(args.scripts, paths, args.repeat)
         report(bench)
+        if args.large:
+            names = [*LARGE_NAMES, *(["cascade-4096"] if args.big else [])]
+            large_rows(bench, folder, names)
         loads = sorted(bench.loads)
         print(
             f"json.loads of every line: {loads[0]:.2f} s best, {statistics.median(loads):.2f} s "

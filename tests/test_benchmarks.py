@@ -40,9 +40,10 @@ def test_a_benchmark_runs_at_a_tiny_size(script: str) -> None:
 
 def test_the_offline_benchmark_runs_at_a_tiny_size(tmp_path: Path) -> None:
     script = ROOT / "benchmarks" / "bench_offline.py"
-    args = ["--entries", "3000", "--repeat", "1", f"--folder={tmp_path}"]
+    args = ["--entries", "3000", "--repeat", "1", f"--folder={tmp_path}", "--large"]
     done = subprocess.run(
         [sys.executable, str(script), *args], capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "triage, no window flags" in done.stdout and "json.loads of every line" in done.stdout
+    assert "triage, silent-hang-1024, gzipped" in done.stdout

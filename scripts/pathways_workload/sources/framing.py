@@ -32,9 +32,7 @@ _COMMA_ALARMS = rb"[^},\r]\n|[^},]\r\n|[^}],\r?\n|\n[^{]"
 TWO_STAMPS = rb'"timestamp"[^\n]*"timestamp"' + ORDINARY
 # A time as Cloud Logging writes it (`2026-10-22T11:10:00.123456789Z`), its `Z` outside the
 # group: without it, such texts sort as their instants do.
-_CANONICAL_VALUE = (
-    rb'"timestamp"[ \t]*:[ \t]*"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?)Z"'
-)
+_CANONICAL_VALUE = rb'"timestamp"[ \t]*:[ \t]*"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?)Z"'
 _CANONICAL_STAMP = re.compile(_CANONICAL_VALUE)
 
 
