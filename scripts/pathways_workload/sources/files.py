@@ -39,7 +39,13 @@ from pathways_workload.sources.framing import LineFraming
 from pathways_workload.sources.inputs import ExportFile, export_files
 from pathways_workload.sources.records import Record
 from pathways_workload.sources.scan import BlockScanner, Scan
-from pathways_workload.sources.span import CANONICAL, DAY_NS, SECONDS, SpanTracker
+from pathways_workload.sources.span import (
+    CANONICAL,
+    DAY_NS,
+    SECONDS,
+    SpanTracker,
+    canonical_extremes,
+)
 from pathways_workload.sources.text_logs import TextLogs
 from pathways_workload.window import Window
 
@@ -186,7 +192,16 @@ class FileSource:
     ) -> None:
         scanner = BlockScanner(filters)
         learn = self._tracker is None  # after the first pass, times only for whole blocks
-        with Ahead(self._items(scanner.look)) as items:
+
+        def look(block: Block) -> Scan:
+            """The scan, and the block's extremes where its times are wanted, in the worker
+            thread that scanned it."""
+            scan = scanner.look(block)
+            if (learn or scanner.everything) and not (scan.broken or scan.ambiguous):
+                scan.extremes = canonical_extremes(block)
+            return scan
+
+        with Ahead(self._items(look)) as items:
             for item in items:
                 if isinstance(item, list):
                     _every(item, collectors, tracker)
@@ -217,7 +232,7 @@ def _offer(
 ) -> None:
     """A scanned block's candidates to the fetches they may match."""
     if learn or everything:
-        times = tracker.block(block, scan.ambiguous)
+        times = tracker.extremes(block, scan.extremes)
         for index in everything:
             collectors[index].offer_block(block, times)
     for start, end, wanted in scan.candidates:

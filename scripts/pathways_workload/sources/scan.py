@@ -31,6 +31,7 @@ from pathways_workload.lql import CompiledFilter
 from pathways_workload.sources.export_reader import Block
 from pathways_workload.sources.framing import CONTROL, ORDINARY, Framing
 from pathways_workload.sources.records import corrupt, line_at
+from pathways_workload.sources.span import Extremes
 
 _SAMPLE_BYTES = 1 << 19
 # A group found in more than this share of the sample's records is not worth searching for.
@@ -59,12 +60,14 @@ class Scan:
 
     `candidates`: (start, end, filters) of each record some filter with a
     chosen group may match; `broken`: the block's framing is broken;
-    `ambiguous`: a line holds two "timestamp" keys.
+    `ambiguous`: a line holds two "timestamp" keys; `extremes`: the block's
+    earliest and latest time, when the reader asked for them (span.py).
     """
 
     candidates: list[tuple[int, int, tuple[int, ...]]] = dataclasses.field(default_factory=list)
     broken: bool = False
     ambiguous: bool = False
+    extremes: Extremes | None = None
 
 
 class BlockScanner:

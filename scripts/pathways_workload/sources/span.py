@@ -76,6 +76,18 @@ class _Odd:
         return f"{record.export.name}:{record.line_number()}"
 
 
+# A block's earliest and latest top-level time, as canonical text without its `Z`.
+Extremes = tuple[bytes, bytes]
+
+
+def canonical_extremes(block: Block) -> Extremes | None:
+    """The earliest and latest time of a block whose records each have one top-level
+    "timestamp" key (known from the scan), or None when some record has no canonical one.
+    It reads only the block, so it can run in the thread that scanned it."""
+    stamps, one_each = block.framing.canonical_stamps(block.data)
+    return (min(stamps), max(stamps)) if one_each and stamps else None
+
+
 def top_level_time(entry: dict[str, object]) -> int | None:
     value = entry.get("timestamp")
     if not isinstance(value, str):
@@ -130,12 +142,14 @@ class SpanTracker:
         if ambiguous is None:  # with a value on every line, as many keys as lines: one each
             keys = block.data.count(b'"timestamp"')
             ambiguous = isinstance(framing, LineFraming) and keys != framing.count(block.data)
-        if ambiguous:
+        return self.extremes(block, None if ambiguous else canonical_extremes(block))
+
+    def extremes(self, block: Block, extremes: Extremes | None) -> BlockTimes:
+        """Learn a block's times from its `canonical_extremes` (None: it has none, so it is
+        read record by record)."""
+        if extremes is None:
             return self._by_record(block)
-        stamps, one_each = framing.canonical_stamps(block.data)
-        if not (one_each and stamps):
-            return self._by_record(block)
-        earliest, latest = min(stamps), max(stamps)
+        earliest, latest = extremes
         low, high = earliest[:SECONDS], latest[:SECONDS]
         if low <= self._low or high >= self._high:
             return dataclasses.replace(self._by_record(block), aligned=True)
