@@ -100,3 +100,38 @@ def test_compiled_sql_selects_the_documented_matches(
         pytest.fail(f"{case['filter']!r} has no SQL mapping")
     rows = stores[file_name].rows(f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}")
     assert sorted(row["insert_id"] for row in rows) == sorted(case["match"])
+
+
+def _audit(insert_id: str, request: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "insertId": insert_id,
+        "logName": "projects/p/logs/cloudaudit.googleapis.com%2Factivity",
+        "timestamp": "2026-10-22T11:00:00Z",
+        "resource": {"type": "gce_instance", "labels": {"instance_id": "1"}},
+        "protoPayload": {
+            "@type": "type.googleapis.com/google.cloud.audit.AuditLog",
+            "methodName": "v1.compute.instances.delete",
+            "request": request,
+            "response": request,
+            "metadata": request,
+        },
+    }
+
+
+@pytest.mark.parametrize("part", ["request", "response", "metadata"])
+def test_audit_json_fields_match_values_as_the_engine_does(store_of: Any, part: str) -> None:
+    """The AuditLog's JSON fields are JSON columns: a `:` test reads their values, not their
+    key names, as the default engine does."""
+    from pathways_workload.lql import compile_filter
+
+    entries = [
+        _audit("key-only", {"nodeName": "other"}),
+        _audit("value", {"target": "gke-np-nodename-1"}),
+        _audit("nested", {"spec": {"labels": ["a", "NodeName-2"]}}),
+    ]
+    text = f'protoPayload.{part}:"nodename"'
+    engine = sorted(e["insertId"] for e in entries if compile_filter(text).matches(e))
+    predicate = where.compile_filter(text)
+    rows = store_of(entries).rows(f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}")
+    assert engine == ["nested", "value"]
+    assert sorted(row["insert_id"] for row in rows) == engine

@@ -110,6 +110,20 @@ INT64_KEYS = frozenset(
     {"requestSize", "responseSize", "cacheFillBytes", "line", "numResponseItems"}
 )
 
+
+def _json_paths(fields_: tuple[Field, ...], prefix: str = "") -> frozenset[str]:
+    paths: set[str] = set()
+    for field in fields_:
+        path = prefix + field.name
+        if field.kind == JSON:
+            paths.add(path)
+        paths |= _json_paths(field.children, path + ".")
+    return frozenset(paths)
+
+
+# Every JSON column or record field of the view, by its SQL path.
+JSON_PATHS = _json_paths(VIEW_COLUMNS)
+
 # JSON columns that hold maps of strings (label values are always strings).
 STRING_MAPS = ("labels", "resource.labels")
 

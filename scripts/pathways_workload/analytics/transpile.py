@@ -28,7 +28,6 @@ from pathways_workload.analytics.extra import require
 from pathways_workload.filters import regex_literal
 
 LOCAL_TABLE = "log_view"
-JSON_COLUMNS = frozenset({"labels", "json_payload", "resource.labels"})
 MATCHES_JSON = "bq_json_matches"
 SEARCH_JSON = "bq_search_json"
 
@@ -123,5 +122,5 @@ def _is_json(node: Any, exp: Any) -> bool:
     if isinstance(node, exp.JSONExtract):
         return True
     if isinstance(node, (exp.Column, exp.Dot)):
-        return node.sql() in JSON_COLUMNS or node.sql() == columns.VIEW_ALIAS
+        return node.sql() in columns.JSON_PATHS or node.sql() == columns.VIEW_ALIAS
     return False
