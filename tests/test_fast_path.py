@@ -138,8 +138,18 @@ def test_the_fast_path_changes_nothing_on_the_incidents(
         assert _answers([str(path)], fetches, fast=False) == reference
 
 
+def _structured(message: str) -> dict[str, Any]:
+    """A JSON payload with its own "timestamp" before its message, the entry's after."""
+    entry = container_entry("", severity="INFO")
+    del entry["textPayload"]
+    entry["jsonPayload"] = {"timestamp": "2026-10-22T10:59:59Z", "message": message}
+    entry["timestamp"] = entry.pop("timestamp")
+    return entry
+
+
 def test_escapes_non_ascii_and_severity_only_lines(tmp_path: Path) -> None:
     tricky = [
+        _structured("Check failed: a structured logger's line"),
         container_entry("Check failed: x", severity="INFO"),
         container_entry("Check failed \u2013 escaped as \\u2013 when ensure_ascii is on"),
         container_entry("ＣＨＥＣＫ ＦＡＩＬＥＤ in fullwidth letters"),
@@ -163,8 +173,10 @@ def test_escapes_non_ascii_and_severity_only_lines(tmp_path: Path) -> None:
         100,
     )
     for ensure_ascii in (True, False):
-        path = _write_lines(tmp_path / f"t{ensure_ascii}.jsonl", tricky, ensure_ascii)
+        quiet = [container_entry("all is well", severity="INFO") for _ in range(30)]
+        lines = quiet + tricky + quiet  # crash terms are rare: the prefilter is used
+        path = _write_lines(tmp_path / f"t{ensure_ascii}.jsonl", lines, ensure_ascii)
         slow = _answers([str(path)], [fetch], fast=False)
         assert _answers([str(path)], [fetch], fast=True) == slow
-        assert len(slow[0][0]) == 8
+        assert len(slow[0][0]) == 9
         assert slow[1] is not None

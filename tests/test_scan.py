@@ -97,6 +97,16 @@ def test_a_raw_control_character_is_corrupt_input(tmp_path: Path) -> None:
         scanner.look(block)
 
 
+def test_a_line_with_two_timestamp_keys_is_still_a_candidate() -> None:
+    """A payload's own "timestamp" before the matching text: the line is read whole."""
+    scanner = BlockScanner([compile_filter('jsonPayload.message:"check failed"')])
+    line = b'{"jsonPayload": {"timestamp": "x", "message": "Check failed"}, "timestamp": "y"}\n'
+    other = b'{"jsonPayload": {"message": "fine"}, "timestamp": "y"}\n'
+    scan = scanner.look(Block(other * 3 + line + other, EXPORT, 0, LINES))
+    assert scan.ambiguous
+    assert [start for start, _, wanted in scan.candidates if wanted == (0,)] == [len(other) * 3]
+
+
 def test_a_second_timestamp_key_is_noticed() -> None:
     scanner = BlockScanner([])
     data = b'{"jsonPayload": {"timestamp": "x"}, "timestamp": "y"}\n'
@@ -110,23 +120,57 @@ FRAMINGS = [LineFraming(), LineFraming(commas=True), PRETTY]
 @settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(log_entries(), min_size=1, max_size=6),
-    constrained_filters(),
+    st.lists(constrained_filters(), min_size=1, max_size=3),
     st.sampled_from(FRAMINGS),
     st.booleans(),
 )
 def test_the_block_prefilter_never_drops_a_match(
-    entries: list[dict[str, Any]], text: str, framing: Framing, ensure_ascii: bool
+    entries: list[dict[str, Any]], texts: list[str], framing: Framing, ensure_ascii: bool
 ) -> None:
-    compiled = compile_filter(text)
+    """Several filters at once: a line one filter's match settles is still a candidate of
+    every other filter that may match it."""
+    compiled = [compile_filter(text) for text in texts]
     block = _block(entries, framing, ensure_ascii)
-    scanner = BlockScanner([compiled])
+    scanner = BlockScanner(compiled)
     scan = scanner.look(block)
     assert not scan.broken
-    candidates = {start for start, _, wanted in scan.candidates if 0 in wanted}
     starts = [start for start, _ in framing.spans(block.data)]
-    for entry, start in zip(entries, starts):
-        if compiled.matches(entry):
-            assert 0 in scanner.everything or start in candidates, (entry, text)
+    for index, one in enumerate(compiled):
+        candidates = {start for start, _, wanted in scan.candidates if index in wanted}
+        for entry, start in zip(entries, starts):
+            if one.matches(entry):
+                assert index in scanner.everything or start in candidates, (entry, texts)
+
+
+def _line_after_a_match(rest: str) -> Block:
+    """A line whose first match is a crash term, with `rest` later in the same line."""
+    entries = [container_entry("nothing"), container_entry(f"Check failed {'x' * 40} {rest}")]
+    return _block(entries, LINES, ensure_ascii=False)
+
+
+def test_a_line_settled_by_its_first_match_is_still_read_whole(tmp_path: Path) -> None:
+    crash, config = (
+        compile_filter('textPayload:"check failed"'),
+        compile_filter('textPayload:"config file"'),
+    )
+    scanner = BlockScanner([crash, config])
+    block = _line_after_a_match("ＣＯＮＦＩＧ ﬁle")
+    assert config.matches(container_entry("ＣＯＮＦＩＧ ﬁle"))
+    second = LINES.spans(block.data)[1][0]
+    assert (second, LINES.spans(block.data)[1][1], (0, 1)) in scanner.look(block).candidates
+
+    after = (
+        b'{"textPayload": "Check failed", "jsonPayload": {"timestamp": "x"}, "timestamp": "y"}\n'
+    )
+    assert scanner.look(Block(after, EXPORT, 0, LINES)).ambiguous
+
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(
+        _line_after_a_match("").data.replace(b"x" * 40, b"x" * 20 + b"\x02" + b"x" * 19)
+    )
+    raw = Block(path.read_bytes(), ExportFile(str(path), path), 0, LINES)
+    with pytest.raises(InputFileError, match=rf"^{path}:2: a control character \(0x02\)"):
+        scanner.look(raw)
 
 
 def _fullwidth(text: str) -> str:

@@ -22,6 +22,7 @@ string hidden inside another filter's match is never missed.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,7 +30,7 @@ import re2
 
 from pathways_workload.lql import CompiledFilter
 from pathways_workload.sources.export_reader import Block
-from pathways_workload.sources.framing import CONTROL, ORDINARY, Framing
+from pathways_workload.sources.framing import CONTROL, ORDINARY, Framing, LineFraming
 from pathways_workload.sources.records import corrupt, line_at
 from pathways_workload.sources.span import Extremes
 
@@ -38,6 +39,9 @@ _SAMPLE_BYTES = 1 << 19
 COMMON_FRACTION = 0.5
 _UNDECIDABLE = rb"[\x09\x0d\x20-\x7f][\x80-\xff]|\\[u/]" + ORDINARY
 _MAX_MEMORY = 256 << 20
+_CONTROL = re.compile(CONTROL)
+# How far before a line's newline its framing alarms may start (`[^}],\r\n`).
+_LINE_END_ALARM_BYTES = 3
 
 
 def _options() -> re2.Options:
@@ -115,34 +119,55 @@ class BlockScanner:
         return self._union[framing]
 
     def look(self, block: Block) -> Scan:
-        """One pass over a block."""
+        """One pass over a block. In JSON Lines, the first match in a line settles the whole
+        line (`_settle_line`), and the search goes on from the line's end."""
         if self._chosen is None:
             self._choose(block)
-        if not block.framing.opens(block.data):
+        data, framing = block.data, block.framing
+        if not framing.opens(data):
             return Scan(broken=True)
         scan = Scan()
         found_in: dict[int, tuple[int, set[int]]] = {}
-        for found in self._pattern(block.framing).finditer(block.data):
+        pattern, position = self._pattern(framing), 0
+        while (found := pattern.search(data, position)) is not None:
+            position = found.end()
             kind = _kind(found.group())
             if kind == "control":
                 raise _control(block, found.start())
             if kind == "framing":
                 return Scan(broken=True)
-            if kind == "ambiguous":
+            if kind == "ambiguous":  # the record is still a candidate of the filters it holds
                 scan.ambiguous = True
+            start = framing.start(data, found.start())
+            if start in found_in and kind != "undecidable":
                 continue
-            start = block.framing.start(block.data, found.start())
-            if start in found_in and kind == "term":
-                continue
-            end = block.framing.end(block.data, found.start())
+            end = framing.end(data, found.start())
             wanted = self._undecided if kind == "undecidable" else self._wanted(block, start, end)
             found_in.setdefault(start, (end, set()))[1].update(wanted)
+            if isinstance(framing, LineFraming):
+                found_in[start][1].update(self._settle_line(block, found.start(), end, scan))
+                # The line's end bytes stay to be searched: its framing alarms start there.
+                position = max(position, end - _LINE_END_ALARM_BYTES)
         scan.candidates = [
             (start, end, tuple(sorted(wanted)))
             for start, (end, wanted) in found_in.items()
             if wanted
         ]
         return scan
+
+    def _settle_line(self, block: Block, found: int, end: int, scan: Scan) -> tuple[int, ...]:
+        """What the rest of a candidate line, after the match at `found`, would have raised:
+        a control character (refused), a second "timestamp" key (`scan.ambiguous`), text
+        the prefilter cannot decide (the filters that get such lines)."""
+        rest = block.data[found:end]
+        control = _CONTROL.search(rest)
+        if control is not None:
+            raise _control(block, found + control.start())
+        line = block.data[block.framing.start(block.data, found) : end]
+        if line.count(b'"timestamp"') > 1:
+            scan.ambiguous = True
+        undecidable = not line.isascii() or b"\\u" in line or b"\\/" in line
+        return self._undecided if undecidable else ()
 
     @property
     def _undecided(self) -> tuple[int, ...]:
