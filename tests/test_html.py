@@ -140,6 +140,18 @@ def test_report_actions_without_a_page_say_so(action: str) -> None:
     )
 
 
+def test_a_report_without_a_page_is_refused_before_the_export_is_read(tmp_path: Path) -> None:
+    """--duration alone reads the export for its end; the flags are checked first."""
+    missing = tmp_path / "not-there.jsonl"
+    args = ["--jobset_name=j", f"--logs_file={missing}", "--duration=30m", "--format=html"]
+    code, out, err = run_cli(*args, "--action=pods")
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        "error: --format=html: --action=pods has no HTML report (triage and the entry "
+        "actions have one); use --format=text or --format=json"
+    ]
+
+
 def test_print_mode_has_no_page() -> None:
     code, out, err = run_cli(
         "--project=my-project", "--jobset_name=j", "--action=triage", "--format=html"

@@ -158,7 +158,8 @@ def _source_and_window(
 
 
 def _check_html(action: Action, printing: bool) -> None:
-    """--format=html is a report of what was found: triage's, or an entry action's."""
+    """--format=html is a report of what was found (triage's, or an entry action's), so
+    there must be something to find: checked before any export is read."""
     if action.report not in HTML_REPORTS:
         raise UsageError(
             f"--format=html: --action={action.name} has no HTML report (triage and the entry "
@@ -177,10 +178,10 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
     if action.needs_workload:
         target.require_workload(tgt, action.name)
     engine = _engine(args, action, tgt.project)
+    if args.format == "html":
+        _check_html(action, not (args.logs_file or args.execute or action.runs_without_execute))
     with ExitStack() as stack:
         source, window, settle = _source_and_window(args, action, tgt, engine, clock, err, stack)
-        if args.format == "html":
-            _check_html(action, source is None)
         if settle is None:
             err.write(window.describe() + "\n")
         issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
