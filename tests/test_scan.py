@@ -13,15 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import re2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pathways_workload.errors import InputFileError
 from pathways_workload.lql import compile_filter
 from pathways_workload.sources.export_reader import Block
-from pathways_workload.sources.framing import Framing, LineFraming, ObjectFraming
+from pathways_workload.sources.framing import NO_STAMP, Framing, LineFraming, ObjectFraming
 from pathways_workload.sources.inputs import ExportFile
-from pathways_workload.sources.scan import BlockScanner
+from pathways_workload.sources.scan import BlockScanner, _options
 from tests.helpers import container_entry, run_cli
 from tests.lql.strategies import constrained_filters, log_entries
 
@@ -105,6 +106,37 @@ def test_a_line_with_two_timestamp_keys_is_still_a_candidate() -> None:
     scan = scanner.look(Block(other * 3 + line + other, EXPORT, 0, LINES))
     assert scan.ambiguous
     assert [start for start, _, wanted in scan.candidates if wanted == (0,)] == [len(other) * 3]
+
+
+@settings(deadline=None, max_examples=500)
+@given(
+    st.lists(
+        st.sampled_from([b'"', b"t", b"timestam", b"timestamp", b'"timestamp"', b"x", b"\\"]),
+        max_size=12,
+    ).map(b"".join)
+)
+def test_a_line_without_a_timestamp_key_is_exactly_what_the_alarm_finds(text: bytes) -> None:
+    """The alarm for a line without `"timestamp"` is a regex written out by hand: it must
+    match a whole line exactly when the line does not hold the key."""
+    alarm = re2.compile(NO_STAMP, _options())
+    for before in (b"", b'{"timestamp": "x"}\n'):
+        data = before + text + b"\n"
+        found = alarm.search(data, max(len(before) - 1, 0))
+        whole = found is not None and found.end() == len(data)
+        assert whole == (b'"timestamp"' not in text), data
+
+
+def test_a_line_without_a_timestamp_key_is_still_read() -> None:
+    """It is a candidate of the filters it holds, its control characters are refused and a
+    broken line after it still breaks the block."""
+    scanner = BlockScanner([compile_filter('textPayload:"check failed"')])
+    stamped = b'{"textPayload": "fine", "timestamp": "2026-10-22T11:00:00Z"}\n'
+    bare = b'{"textPayload": "Check failed: no time", "severity": "ERROR"}\n'
+    scan = scanner.look(Block(stamped * 4 + bare + stamped, EXPORT, 0, LINES))
+    assert scan.unstamped and not scan.ambiguous
+    assert [start for start, _, _ in scan.candidates] == [len(stamped) * 4]
+    assert _broken(stamped * 4 + bare + b'{"textPayload": "cut\n')
+    assert not scanner.look(Block(stamped * 4, EXPORT, 0, LINES)).unstamped
 
 
 def test_a_second_timestamp_key_is_noticed() -> None:

@@ -197,8 +197,8 @@ class FileSource:
             """The scan, and the block's extremes where its times are wanted, in the worker
             thread that scanned it."""
             scan = scanner.look(block)
-            if (learn or scanner.everything) and not (scan.broken or scan.ambiguous):
-                scan.extremes = canonical_extremes(block)
+            if (learn or scanner.everything) and not scan.broken and scan.one_key_each:
+                scan.extremes = canonical_extremes(block, one_key_each=True)
             return scan
 
         with Ahead(self._items(look)) as items:

@@ -32,8 +32,45 @@ _COMMA_ALARMS = rb"[^},\r]\n|[^},]\r\n|[^}],\r?\n|\n[^{]"
 TWO_STAMPS = rb'"timestamp"[^\n]*"timestamp"' + ORDINARY
 # A time as Cloud Logging writes it (`2026-10-22T11:10:00.123456789Z`), its `Z` outside the
 # group: without it, such texts sort as their instants do.
-_CANONICAL_VALUE = rb'"timestamp"[ \t]*:[ \t]*"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?)Z"'
+_CANONICAL_TIME = rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?"
+_CANONICAL_VALUE = rb'"timestamp"[ \t]*:[ \t]*"(' + _CANONICAL_TIME + rb')Z"'
 _CANONICAL_STAMP = re.compile(_CANONICAL_VALUE)
+# Each `"timestamp"` of a block: its canonical value, or b"" when it has none.
+_STAMP_OR_NONE = re.compile(rb'"timestamp"(?:[ \t]*:[ \t]*"(' + _CANONICAL_TIME + rb')Z"|)')
+
+
+def _no_word_line(word: bytes) -> bytes:
+    """A regex for a whole line (its newline included) that does not hold `"word"`.
+
+    It follows the word's matching automaton: after a quote, a prefix of the word, then a
+    byte that breaks it (back to the start), a quote (a new attempt) or the line's end;
+    the word's letters hold no quote, so a quote always starts a new attempt.
+    """
+    other = rb'[^"\n]'
+
+    def prefix(size: int) -> bytes:  # an optional prefix of the word, up to `size` letters
+        text = b""
+        for letter in reversed(word[:size]):
+            text = re.escape(bytes([letter])) + (b"(?:" + text + b")?" if text else b"")
+        return b"(?:" + text + b")?" if text else b""
+
+    def broken(index: int) -> bytes:  # `index` letters read, then a byte that is not next
+        if index == len(word):
+            return other
+        letter = re.escape(bytes([word[index]]))
+        return b"(?:[^" + letter + rb'"\n]|' + letter + broken(index + 1) + b")"
+
+    again = prefix(len(word) - 1) + b'"'
+    attempt = b'"(?:' + again + b")*"
+    return (
+        b"(?:" + other + b"*" + attempt + broken(0) + b")*" + other + b"*"
+        b"(?:" + attempt + prefix(len(word)) + rb")?\n"
+    )
+
+
+# A line without a "timestamp" key (from the block's start or a newline): its time needs a
+# parse, and the block's lines cannot be counted by their keys.
+NO_STAMP = rb"(?:\A|\n)" + _no_word_line(b"timestamp")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,9 +89,13 @@ class LineFraming:
         """In a block: the first `"timestamp": "..."` value of each line that has one."""
         return _FIRST_STAMP
 
-    def canonical_stamps(self, block: bytes) -> tuple[list[bytes], bool]:
+    def canonical_stamps(self, block: bytes, one_key_each: bool) -> tuple[list[bytes], bool]:
         """The canonical `"timestamp"` values of a block whose lines hold at most one such
-        key, `Z` left out, and whether every record has one."""
+        key, `Z` left out, and whether every record has one. `one_key_each`: the scan found
+        each line holds exactly one, so the values need no count of the lines."""
+        if one_key_each:
+            found: list[bytes] = _STAMP_OR_NONE.findall(block)
+            return found, bool(found) and b"" not in found
         stamps: list[bytes] = _CANONICAL_STAMP.findall(block)
         return stamps, len(stamps) == block.count(b"\n")
 
@@ -66,6 +107,11 @@ class LineFraming:
     def ambiguous(self) -> bytes | None:
         """A line whose top-level timestamp the stamps pattern cannot tell from nested ones."""
         return TWO_STAMPS
+
+    @property
+    def unstamped(self) -> bytes | None:
+        """A line without a "timestamp" key."""
+        return NO_STAMP
 
     def opens(self, block: bytes) -> bool:
         return block.startswith(b"{")
@@ -143,7 +189,7 @@ class ObjectFraming:
         indent = re.escape(self.indent)
         return re.compile(rb"\n" + indent + rb"(?:\{\n|" + indent + _CANONICAL_VALUE + rb")")
 
-    def canonical_stamps(self, block: bytes) -> tuple[list[bytes], bool]:
+    def canonical_stamps(self, block: bytes, one_key_each: bool) -> tuple[list[bytes], bool]:
         """The canonical top-level `"timestamp"` values, `Z` left out, and whether each entry
         has one: values and openings then alternate, a value first (a block opens an entry)."""
         found: list[bytes] = self._opens_and_stamps.findall(block)
@@ -153,6 +199,10 @@ class ObjectFraming:
 
     @property
     def ambiguous(self) -> bytes | None:
+        return None
+
+    @property
+    def unstamped(self) -> bytes | None:
         return None
 
     def opens(self, block: bytes) -> bool:

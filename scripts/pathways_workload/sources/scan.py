@@ -64,14 +64,21 @@ class Scan:
 
     `candidates`: (start, end, filters) of each record some filter with a
     chosen group may match; `broken`: the block's framing is broken;
-    `ambiguous`: a line holds two "timestamp" keys; `extremes`: the block's
-    earliest and latest time, when the reader asked for them (span.py).
+    `ambiguous`: a line holds two "timestamp" keys; `unstamped`: a line holds
+    none; `extremes`: the block's earliest and latest time, when the reader
+    asked for them (span.py).
     """
 
     candidates: list[tuple[int, int, tuple[int, ...]]] = dataclasses.field(default_factory=list)
     broken: bool = False
     ambiguous: bool = False
+    unstamped: bool = False
     extremes: Extremes | None = None
+
+    @property
+    def one_key_each(self) -> bool:
+        """Each line of the (JSON Lines) block holds exactly one "timestamp"."""
+        return not (self.ambiguous or self.unstamped)
 
 
 class BlockScanner:
@@ -112,6 +119,8 @@ class BlockScanner:
             parts = [framing.alarms, CONTROL]
             if framing.ambiguous:
                 parts.append(framing.ambiguous)
+            if framing.unstamped:
+                parts.append(framing.unstamped)
             if terms:
                 parts.append(b"(?i:" + terms + b")" + ORDINARY)
             parts.append(_UNDECIDABLE)
@@ -130,24 +139,28 @@ class BlockScanner:
         found_in: dict[int, tuple[int, set[int]]] = {}
         pattern, position = self._pattern(framing), 0
         while (found := pattern.search(data, position)) is not None:
+            text, at = found.group(), found.start()
             position = found.end()
-            kind = _kind(found.group())
+            kind = _kind(text)
             if kind == "control":
-                raise _control(block, found.start())
+                raise _control(block, at)
             if kind == "framing":
                 return Scan(broken=True)
-            if kind == "ambiguous":  # the record is still a candidate of the filters it holds
-                scan.ambiguous = True
-            start = framing.start(data, found.start())
+            # A line with two "timestamp" keys or none is still a candidate of the filters
+            # whose strings it holds.
+            scan.ambiguous = scan.ambiguous or kind == "ambiguous"
+            scan.unstamped = scan.unstamped or kind == "unstamped"
+            at += kind == "unstamped" and text.startswith(b"\n")  # the line after the newline
+            start = framing.start(data, at)
             if start in found_in and kind != "undecidable":
                 continue
-            end = framing.end(data, found.start())
+            end = framing.end(data, at)
             wanted = self._undecided if kind == "undecidable" else self._wanted(block, start, end)
             found_in.setdefault(start, (end, set()))[1].update(wanted)
             if isinstance(framing, LineFraming):
-                found_in[start][1].update(self._settle_line(block, found.start(), end, scan))
+                found_in[start][1].update(self._settle_line(block, at, end, scan))
                 # The line's end bytes stay to be searched: its framing alarms start there.
-                position = max(position, end - _LINE_END_ALARM_BYTES)
+                position = max(at + 1, end - _LINE_END_ALARM_BYTES)
         scan.candidates = [
             (start, end, tuple(sorted(wanted)))
             for start, (end, wanted) in found_in.items()
@@ -188,9 +201,12 @@ def _control(block: Block, position: int) -> Exception:
 
 
 def _kind(text: bytes) -> str:
-    """Which alternative of the union a match is."""
+    """Which alternative of the union a match is (framing alarms are at most 4 bytes long;
+    the shortest lines without a "timestamp" are read as broken framing, which is safe)."""
     if len(text) == 1:
         return "control"
+    if len(text) > _LINE_END_ALARM_BYTES + 1 and text.endswith(b"\n"):
+        return "unstamped"
     if b"\n" in text:
         return "framing"
     if text[:11].lower() == b'"timestamp"':

@@ -80,11 +80,11 @@ class _Odd:
 Extremes = tuple[bytes, bytes]
 
 
-def canonical_extremes(block: Block) -> Extremes | None:
-    """The earliest and latest time of a block whose records each have one top-level
-    "timestamp" key (known from the scan), or None when some record has no canonical one.
-    It reads only the block, so it can run in the thread that scanned it."""
-    stamps, one_each = block.framing.canonical_stamps(block.data)
+def canonical_extremes(block: Block, one_key_each: bool = False) -> Extremes | None:
+    """The earliest and latest time of a block whose lines hold at most one "timestamp"
+    key (exactly one, `one_key_each`, as the scan can tell), or None when some record has
+    no canonical one. It reads only the block, so it can run in the thread that scanned it."""
+    stamps, one_each = block.framing.canonical_stamps(block.data, one_key_each)
     return (min(stamps), max(stamps)) if one_each and stamps else None
 
 
