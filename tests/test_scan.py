@@ -139,6 +139,52 @@ def test_a_line_without_a_timestamp_key_is_still_read() -> None:
     assert not scanner.look(Block(stamped * 4, EXPORT, 0, LINES)).unstamped
 
 
+@settings(deadline=None, max_examples=200)
+@given(
+    st.lists(
+        st.tuples(
+            st.booleans(),
+            st.sampled_from(["timestamp", "timestam", "x"]),
+            st.sampled_from(["timestamp", '"timestamp"', "Check failed"]),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_an_indented_entry_without_a_top_level_timestamp_is_found(
+    shapes: list[tuple[bool, str, str]],
+) -> None:
+    """gcloud's indented array: the alarm finds exactly the entries without a top-level
+    "timestamp" key (nested ones and values do not count), and the scan settles them."""
+    entries = []
+    for stamped, nested_key, text in shapes:
+        entry: dict[str, Any] = {"jsonPayload": {nested_key: text, "message": text}}
+        if stamped:
+            entry["timestamp"] = "2026-10-22T11:00:00Z"
+        entries.append(entry)
+    block = _block(entries, PRETTY, ensure_ascii=True)
+    alarm = re2.compile(PRETTY.unstamped, _options())
+    found = [m.group().lstrip(b"\n") for m in alarm.finditer(block.data)]
+    bare = [json.dumps(e, indent=2).replace("\n", "\n  ") for e in entries if "timestamp" not in e]
+    assert found == [("  " + text).encode() for text in bare]
+    scanner = BlockScanner([compile_filter('jsonPayload.message:"check failed"')])
+    scan = scanner.look(block)
+    assert scan.unstamped == bool(bare) and not scan.ambiguous
+    starts = [start for start, _ in PRETTY.spans(block.data)]
+    crashes = {starts[i] for i, shape in enumerate(shapes) if shape[2] == "Check failed"}
+    assert 0 in scanner.everything or crashes <= {start for start, _, _ in scan.candidates}
+
+
+def test_an_indented_entry_with_two_top_level_timestamps_is_ambiguous_and_read() -> None:
+    entry = '  {\n    "timestamp": "a",\n    "textPayload": "Check failed",\n'
+    entry += '    "timestamp": "b"\n  }\n'
+    quiet = '  {\n    "textPayload": "fine",\n    "timestamp": "c"\n  },\n'
+    scanner = BlockScanner([compile_filter('textPayload:"check failed"')])
+    scan = scanner.look(Block((quiet * 3 + entry).encode(), EXPORT, 0, PRETTY))
+    assert scan.ambiguous and not scan.unstamped
+    assert [start for start, _, _ in scan.candidates] == [len(quiet) * 3 + 2]
+
+
 def test_a_second_timestamp_key_is_noticed() -> None:
     scanner = BlockScanner([])
     data = b'{"jsonPayload": {"timestamp": "x"}, "timestamp": "y"}\n'

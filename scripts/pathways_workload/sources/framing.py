@@ -71,6 +71,23 @@ def _no_word_line(word: bytes) -> bytes:
 # A line without a "timestamp" key (from the block's start or a newline): its time needs a
 # parse, and the block's lines cannot be counted by their keys.
 NO_STAMP = rb"(?:\A|\n)" + _no_word_line(b"timestamp")
+_KEY = b'"timestamp"'
+
+
+def _hex(text: bytes) -> bytes:
+    """Bytes as an RE2 literal that escapes every byte (RE2 refuses `\\ ` for a space)."""
+    return b"".join(b"\\x%02x" % byte for byte in text)
+
+
+def _not_starting_with(text: bytes) -> bytes:
+    """A regex for the rest of a line (its newline included) that does not start with
+    `text`: a prefix of it, then a byte that breaks it or the line's end."""
+    breaks = [
+        re.escape(text[:size]) + b"[^" + re.escape(text[size : size + 1]) + rb"\n][^\n]*"
+        for size in range(len(text))
+    ]
+    ends = [re.escape(text[:size]) for size in range(len(text))]
+    return b"(?:" + b"|".join(breaks + ends) + rb")\n"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +129,25 @@ class LineFraming:
     def unstamped(self) -> bytes | None:
         """A line without a "timestamp" key."""
         return NO_STAMP
+
+    def alarm_kind(self, text: bytes) -> str:
+        """What a match holding a newline is: framing alarms are at most 4 bytes long (the
+        shortest lines without a "timestamp" are read as broken framing, which is safe)."""
+        return "unstamped" if len(text) > 4 and text.endswith(b"\n") else "framing"
+
+    def two_keys(self, record: bytes) -> bool:
+        """Whether a line holds two "timestamp" keys (top-level or not)."""
+        return record.count(_KEY) > 1
+
+    def resume(self, match_end: int, record_end: int) -> int:
+        """Where the search goes on once a line is settled: its last bytes, where framing
+        alarms start (`[^}],\r\n`)."""
+        return record_end - 3
+
+    def inside(self, text: bytes, kind: str) -> int:
+        """How far into an `unstamped` or `ambiguous` match its line starts (after the
+        newline before it)."""
+        return 1 if text.startswith(b"\n") else 0
 
     def opens(self, block: bytes) -> bool:
         return block.startswith(b"{")
@@ -165,10 +201,9 @@ class ObjectFraming:
     @functools.cached_property
     def alarms(self) -> bytes:
         """Lines at the entries' indentation other than `{`, `}`, `},`; shallower lines."""
-        indent = b"".join(b"\\x%02x" % byte for byte in self.indent)
+        indent = _hex(self.indent)
         shallower = [
-            b"\\n" + b"".join(b"\\x%02x" % byte for byte in self.indent[:size]) + rb"[^ \t]"
-            for size in range(len(self.indent))
+            b"\\n" + _hex(self.indent[:size]) + rb"[^ \t]" for size in range(len(self.indent))
         ]
         level = [
             rb"\n" + indent + rb"[^ \t{}]",
@@ -183,6 +218,11 @@ class ObjectFraming:
         return self.stamps
 
     @functools.cached_property
+    def _top_stamps(self) -> re.Pattern[bytes]:
+        """Each top-level `"timestamp"`: its canonical value, or b"" when it has none."""
+        return re.compile(rb"\n" + re.escape(self.indent * 2) + _STAMP_OR_NONE.pattern)
+
+    @functools.cached_property
     def _opens_and_stamps(self) -> re.Pattern[bytes]:
         """Each entry's opening line after the first (as an empty value) and each canonical
         top-level `"timestamp"` value: one search finds both."""
@@ -191,19 +231,51 @@ class ObjectFraming:
 
     def canonical_stamps(self, block: bytes, one_key_each: bool) -> tuple[list[bytes], bool]:
         """The canonical top-level `"timestamp"` values, `Z` left out, and whether each entry
-        has one: values and openings then alternate, a value first (a block opens an entry)."""
+        has one: values and openings then alternate, a value first (a block opens an entry).
+        `one_key_each`: the scan found each entry holds exactly one, so none are counted."""
+        if one_key_each:
+            values: list[bytes] = self._top_stamps.findall(block)
+            return values, bool(values) and b"" not in values
         found: list[bytes] = self._opens_and_stamps.findall(block)
         stamps, opens = found[0::2], found[1::2]
         one_each = len(found) % 2 == 1 and self.opens(block) and opens.count(b"") == len(opens)
         return (stamps if one_each else list(filter(None, found))), one_each
 
-    @property
+    @functools.cached_property
     def ambiguous(self) -> bytes | None:
-        return None
+        """An entry with two top-level "timestamp" keys (the lines between are its own)."""
+        key = _hex(self.indent * 2) + _KEY
+        inside = _hex(self.indent * 2) + rb"[^\n]*\n"
+        return rb"\n" + key + rb"[^\n]*\n(?:" + inside + b")*?" + key + ORDINARY
 
-    @property
+    @functools.cached_property
     def unstamped(self) -> bytes | None:
-        return None
+        """A whole entry without a top-level "timestamp" key."""
+        indent, inner = _hex(self.indent), _hex(self.indent * 2)
+        line = inner + _not_starting_with(_KEY)
+        return rb"(?:\A|\n)" + indent + rb"\{\n(?:" + line + b")*" + indent + rb"\}"
+
+    def alarm_kind(self, text: bytes) -> str:
+        """What a match holding a newline is: a framing alarm is at most the indentation and
+        three bytes long; the other two are whole entries or top-level lines."""
+        if text.startswith(b"\n" + self.indent * 2 + _KEY):
+            return "ambiguous"
+        if len(text) > len(self.indent) + 3 and text.endswith(b"}"):
+            return "unstamped"
+        return "framing"
+
+    def two_keys(self, record: bytes) -> bool:
+        """Whether a record holds two top-level "timestamp" keys."""
+        return record.count(b"\n" + self.indent * 2 + _KEY) > 1
+
+    def resume(self, match_end: int, record_end: int) -> int:
+        """Where the search goes on once a record is settled: after the match, but before
+        the entry's closing line, where framing alarms start."""
+        return min(match_end, record_end - len(self.indent) - 2)
+
+    def inside(self, text: bytes, kind: str) -> int:
+        """How far into an `unstamped` or `ambiguous` match its entry's own lines start."""
+        return text.index(b"{\n") + 2 if kind == "unstamped" else 1
 
     def opens(self, block: bytes) -> bool:
         return block.startswith(self.indent + b"{\n")

@@ -40,8 +40,6 @@ COMMON_FRACTION = 0.5
 _UNDECIDABLE = rb"[\x09\x0d\x20-\x7f][\x80-\xff]|\\[u/]" + ORDINARY
 _MAX_MEMORY = 256 << 20
 _CONTROL = re.compile(CONTROL)
-# How far before a line's newline its framing alarms may start (`[^}],\r\n`).
-_LINE_END_ALARM_BYTES = 3
 
 
 def _options() -> re2.Options:
@@ -129,7 +127,8 @@ class BlockScanner:
 
     def look(self, block: Block) -> Scan:
         """One pass over a block. In JSON Lines, the first match in a line settles the whole
-        line (`_settle_line`), and the search goes on from the line's end."""
+        line (`_settle`), and the search goes on from the line's end; in an indented array,
+        so does a match that is a whole entry or spans several of its lines."""
         if self._chosen is None:
             self._choose(block)
         data, framing = block.data, block.framing
@@ -141,26 +140,26 @@ class BlockScanner:
         while (found := pattern.search(data, position)) is not None:
             text, at = found.group(), found.start()
             position = found.end()
-            kind = _kind(text)
+            kind = _kind(text, framing)
             if kind == "control":
                 raise _control(block, at)
             if kind == "framing":
                 return Scan(broken=True)
-            # A line with two "timestamp" keys or none is still a candidate of the filters
+            # A record with two "timestamp" keys or none is still a candidate of the filters
             # whose strings it holds.
             scan.ambiguous = scan.ambiguous or kind == "ambiguous"
             scan.unstamped = scan.unstamped or kind == "unstamped"
-            at += kind == "unstamped" and text.startswith(b"\n")  # the line after the newline
+            if kind in ("ambiguous", "unstamped"):
+                at += framing.inside(text, kind)
             start = framing.start(data, at)
             if start in found_in and kind != "undecidable":
                 continue
             end = framing.end(data, at)
             wanted = self._undecided if kind == "undecidable" else self._wanted(block, start, end)
             found_in.setdefault(start, (end, set()))[1].update(wanted)
-            if isinstance(framing, LineFraming):
-                found_in[start][1].update(self._settle_line(block, at, end, scan))
-                # The line's end bytes stay to be searched: its framing alarms start there.
-                position = max(at + 1, end - _LINE_END_ALARM_BYTES)
+            if isinstance(framing, LineFraming) or kind in ("ambiguous", "unstamped"):
+                found_in[start][1].update(self._settle(block, found.start(), end, scan))
+                position = max(found.start() + 1, framing.resume(position, end))
         scan.candidates = [
             (start, end, tuple(sorted(wanted)))
             for start, (end, wanted) in found_in.items()
@@ -168,18 +167,19 @@ class BlockScanner:
         ]
         return scan
 
-    def _settle_line(self, block: Block, found: int, end: int, scan: Scan) -> tuple[int, ...]:
-        """What the rest of a candidate line, after the match at `found`, would have raised:
-        a control character (refused), a second "timestamp" key (`scan.ambiguous`), text
-        the prefilter cannot decide (the filters that get such lines)."""
+    def _settle(self, block: Block, found: int, end: int, scan: Scan) -> tuple[int, ...]:
+        """What the rest of a candidate record, from the match at `found`, would have raised
+        had the search gone through it: a control character (refused), a second
+        "timestamp" key (`scan.ambiguous`), text the prefilter cannot decide (the filters
+        that get such records)."""
         rest = block.data[found:end]
         control = _CONTROL.search(rest)
         if control is not None:
             raise _control(block, found + control.start())
-        line = block.data[block.framing.start(block.data, found) : end]
-        if line.count(b'"timestamp"') > 1:
+        record = block.data[block.framing.start(block.data, found) : end]
+        if block.framing.two_keys(record):
             scan.ambiguous = True
-        undecidable = not line.isascii() or b"\\u" in line or b"\\/" in line
+        undecidable = not record.isascii() or b"\\u" in record or b"\\/" in record
         return self._undecided if undecidable else ()
 
     @property
@@ -200,15 +200,12 @@ def _control(block: Block, position: int) -> Exception:
     return corrupt(block.export, line, what)
 
 
-def _kind(text: bytes) -> str:
-    """Which alternative of the union a match is (framing alarms are at most 4 bytes long;
-    the shortest lines without a "timestamp" are read as broken framing, which is safe)."""
+def _kind(text: bytes, framing: Framing) -> str:
+    """Which alternative of the union a match is."""
     if len(text) == 1:
         return "control"
-    if len(text) > _LINE_END_ALARM_BYTES + 1 and text.endswith(b"\n"):
-        return "unstamped"
     if b"\n" in text:
-        return "framing"
+        return framing.alarm_kind(text)
     if text[:11].lower() == b'"timestamp"':
         return "ambiguous"
     if text.startswith(b"\\") or not text.isascii():
