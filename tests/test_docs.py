@@ -27,6 +27,7 @@ FOREIGN_FLAGS = {
     "--enable-debug-logs",
     "--deploy-stacktrace-sidecar",
     "--big",
+    "--large",
     "--field-selector",
     "--event-ttl",
     "--enable-analytics",
