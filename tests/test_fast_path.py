@@ -10,9 +10,11 @@ parses every record of the gcloud array as recorded.
 
 from __future__ import annotations
 
+import copy
 import functools
 import gzip
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -180,3 +182,45 @@ def test_escapes_non_ascii_and_severity_only_lines(tmp_path: Path) -> None:
         assert _answers([str(path)], [fetch], fast=True) == slow
         assert len(slow[0][0]) == 9
         assert slow[1] is not None
+
+
+def _mutated(entries: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
+    """Entries as real exports hold them now and then: no timestamp, an empty or offset one,
+    a payload with its own "timestamp" before its message (the entry's after), non-ASCII
+    text, the word "timestamp" as a value, and bare crash lines."""
+    mutated = []
+    for entry in map(copy.deepcopy, entries):
+        draw = rng.random()
+        if draw < 0.03:
+            entry.pop("timestamp", None)
+        elif draw < 0.06:
+            entry.setdefault("jsonPayload", {})["timestamp"] = "2026-10-22T11:00:00Z"
+            entry["timestamp"] = entry.pop("timestamp", "")
+        elif draw < 0.08:
+            entry["timestamp"] = ""
+        elif draw < 0.10:
+            entry["timestamp"] = str(entry.get("timestamp", "")).replace("Z", "+00:00")
+        elif draw < 0.12:
+            entry.setdefault("jsonPayload", {})["message"] = "Check failed: ünïcode \u2013 x"
+        elif draw < 0.14:
+            entry.setdefault("jsonPayload", {})["note"] = "timestamp"
+        elif draw < 0.15:
+            entry = {"textPayload": "Check failed: a bare line"}
+        mutated.append(entry)
+    return mutated
+
+
+@pytest.mark.parametrize("layout", ["lines", "gcloud", "per-line"])
+@pytest.mark.parametrize("name", NAMES[:3])
+@pytest.mark.usefixtures("small_blocks")
+def test_the_fast_path_changes_nothing_on_odd_entries(
+    tmp_path: Path, name: str, layout: str
+) -> None:
+    """Incidents with odd entries mixed in: every answer, the span and the warnings' counts
+    are those of reading every record."""
+    fetches, _ = _reference(name)
+    rng = random.Random(f"{name}/{layout}")
+    entries = _mutated(json.loads((INCIDENTS / f"{name}.json").read_text()), rng)
+    path = tmp_path / "export"
+    path.write_text(_layout(entries, layout, ensure_ascii=layout != "lines"))
+    assert _answers([str(path)], fetches, fast=True) == _answers([str(path)], fetches, fast=False)
