@@ -28,8 +28,9 @@ _LINE_STAMP = re.compile(rb'"timestamp"[ \t]*:[ \t]*"([^"\n]*)"')
 _FIRST_STAMP = re.compile(_LINE_STAMP.pattern + rb"[^\n]*\n")
 _LINE_ALARMS = rb"[^}\r]\n|[^}]\r\n|\n[^{]"
 _COMMA_ALARMS = rb"[^},\r]\n|[^},]\r\n|[^}],\r?\n|\n[^{]"
+_KEY = b'"timestamp"'
 # A line with two "timestamp" keys: which one is the entry's needs a parse.
-TWO_STAMPS = rb'"timestamp"[^\n]*"timestamp"' + ORDINARY
+TWO_STAMPS = _KEY + rb"[^\n]*" + _KEY + ORDINARY
 # A time as Cloud Logging writes it (`2026-10-22T11:10:00.123456789Z`), its `Z` outside the
 # group: without it, such texts sort as their instants do.
 _CANONICAL_TIME = rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?"
@@ -70,8 +71,7 @@ def _no_word_line(word: bytes) -> bytes:
 
 # A line without a "timestamp" key (from the block's start or a newline): its time needs a
 # parse, and the block's lines cannot be counted by their keys.
-NO_STAMP = rb"(?:\A|\n)" + _no_word_line(b"timestamp")
-_KEY = b'"timestamp"'
+NO_STAMP = rb"(?:\A|\n)" + _no_word_line(_KEY.strip(b'"'))
 
 
 def _hex(text: bytes) -> bytes:
