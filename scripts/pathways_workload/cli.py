@@ -152,9 +152,15 @@ def _source_and_window(
     if args.logs_format is not None:
         raise UsageError("--logs_format goes with --logs_file")
     window = resolve_window(flags, clock())
-    if args.execute or action.runs_without_execute:
+    if _reads_entries(args, action):
         return engine.cloud(err), window, None
     return None, window, None
+
+
+def _reads_entries(args: argparse.Namespace, action: Action) -> bool:
+    """Whether the run reads entries (an export, or the cloud) rather than only printing
+    the commands that would."""
+    return bool(args.logs_file or args.execute or action.runs_without_execute)
 
 
 def _check_html(action: Action, printing: bool) -> None:
@@ -179,7 +185,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         target.require_workload(tgt, action.name)
     engine = _engine(args, action, tgt.project)
     if args.format == "html":
-        _check_html(action, not (args.logs_file or args.execute or action.runs_without_execute))
+        _check_html(action, not _reads_entries(args, action))
     with ExitStack() as stack:
         source, window, settle = _source_and_window(args, action, tgt, engine, clock, err, stack)
         if settle is None:

@@ -1,7 +1,8 @@
 """Write any report in the chosen format: entries to stdout with notes on stderr, or a report.
 
-The HTML and table writers (and tabulate) load only when a report asks for them: entry
-actions, the most common runs, start without them.
+The table and triage-text writers (and tabulate) load only when a report asks for them:
+entry actions, the most common runs, start without them (the HTML package defers its own
+page builders).
 """
 
 from __future__ import annotations
@@ -11,14 +12,13 @@ from typing import Any, TextIO
 
 from pathways_workload.errors import OutputError
 from pathways_workload.render.entries import write_stream
+from pathways_workload.render.html import write_html
 from pathways_workload.reports import EntryReport, Report, TableReport, TriageReport
 
 
 def _write_entries(report: EntryReport, out: TextIO, err: TextIO, fmt: str) -> None:
     stream = report.stream
     if fmt == "html":
-        from pathways_workload.render.html import write_html
-
         write_html(report, out)
     else:
         write_stream(stream, out, fmt == "json", report.marked_nodes)
@@ -65,8 +65,6 @@ def write_report(
     if isinstance(report, EntryReport):
         _write_entries(report, out, err, fmt)
     elif fmt == "html":
-        from pathways_workload.render.html import write_html
-
         write_html(report, out)
     elif fmt == "json":
         out.write(json.dumps(report.data, ensure_ascii=False) + "\n")

@@ -28,9 +28,10 @@ _LINE_STAMP = re.compile(rb'"timestamp"[ \t]*:[ \t]*"([^"\n]*)"')
 _FIRST_STAMP = re.compile(_LINE_STAMP.pattern + rb"[^\n]*\n")
 _LINE_ALARMS = rb"[^}\r]\n|[^}]\r\n|\n[^{]"
 _COMMA_ALARMS = rb"[^},\r]\n|[^},]\r\n|[^}],\r?\n|\n[^{]"
-_KEY = b'"timestamp"'
+# The key of an entry's time, as JSON writes it.
+KEY = b'"timestamp"'
 # A line with two "timestamp" keys: which one is the entry's needs a parse.
-TWO_STAMPS = _KEY + rb"[^\n]*" + _KEY + ORDINARY
+TWO_STAMPS = KEY + rb"[^\n]*" + KEY + ORDINARY
 # A time as Cloud Logging writes it (`2026-10-22T11:10:00.123456789Z`), its `Z` outside the
 # group: without it, such texts sort as their instants do.
 _CANONICAL_TIME = rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?"
@@ -71,7 +72,7 @@ def _no_word_line(word: bytes) -> bytes:
 
 # A line without a "timestamp" key (from the block's start or a newline): its time needs a
 # parse, and the block's lines cannot be counted by their keys.
-NO_STAMP = rb"(?:\A|\n)" + _no_word_line(_KEY.strip(b'"'))
+NO_STAMP = rb"(?:\A|\n)" + _no_word_line(KEY.strip(b'"'))
 
 
 def _hex(text: bytes) -> bytes:
@@ -137,7 +138,11 @@ class LineFraming:
 
     def two_keys(self, record: bytes) -> bool:
         """Whether a line holds two "timestamp" keys (top-level or not)."""
-        return record.count(_KEY) > 1
+        return record.count(KEY) > 1
+
+    def settles(self, kind: str) -> bool:
+        """Whether a match of this kind settles its record: in JSON Lines, every match."""
+        return True
 
     def resume(self, match_end: int, record_end: int) -> int:
         """Where the search goes on once a line is settled: its last bytes, where framing
@@ -244,7 +249,7 @@ class ObjectFraming:
     @functools.cached_property
     def ambiguous(self) -> bytes | None:
         """An entry with two top-level "timestamp" keys (the lines between are its own)."""
-        key = _hex(self.indent * 2) + _KEY
+        key = _hex(self.indent * 2) + KEY
         inside = _hex(self.indent * 2) + rb"[^\n]*\n"
         return rb"\n" + key + rb"[^\n]*\n(?:" + inside + b")*?" + key + ORDINARY
 
@@ -252,13 +257,13 @@ class ObjectFraming:
     def unstamped(self) -> bytes | None:
         """A whole entry without a top-level "timestamp" key."""
         indent, inner = _hex(self.indent), _hex(self.indent * 2)
-        line = inner + _not_starting_with(_KEY)
+        line = inner + _not_starting_with(KEY)
         return rb"(?:\A|\n)" + indent + rb"\{\n(?:" + line + b")*" + indent + rb"\}"
 
     def alarm_kind(self, text: bytes) -> str:
         """What a match holding a newline is: a framing alarm is at most the indentation and
         three bytes long; the other two are whole entries or top-level lines."""
-        if text.startswith(b"\n" + self.indent * 2 + _KEY):
+        if text.startswith(b"\n" + self.indent * 2 + KEY):
             return "ambiguous"
         if len(text) > len(self.indent) + 3 and text.endswith(b"}"):
             return "unstamped"
@@ -266,7 +271,13 @@ class ObjectFraming:
 
     def two_keys(self, record: bytes) -> bool:
         """Whether a record holds two top-level "timestamp" keys."""
-        return record.count(b"\n" + self.indent * 2 + _KEY) > 1
+        return record.count(b"\n" + self.indent * 2 + KEY) > 1
+
+    def settles(self, kind: str) -> bool:
+        """Whether a match of this kind settles its entry: only the alarms that span its
+        lines (a term's match leaves the rest of the entry to the search, which checks the
+        indentation of its lines)."""
+        return kind in ("ambiguous", "unstamped")
 
     def resume(self, match_end: int, record_end: int) -> int:
         """Where the search goes on once a record is settled: after the match, but before

@@ -10,13 +10,15 @@ all chosen groups' strings and for everything that needs attention:
 - bytes that break the block's framing (then the block is read record by
   record, which names a bad line),
 - control characters, which no JSON text holds (the export is corrupt),
-- a second "timestamp" key on a line (its record's time needs a parse),
+- a record with a second "timestamp" key, or none (its time needs a parse,
+  and the block's records cannot be counted by their keys),
 - non-ASCII bytes and `\\u` or `\\/` escapes: the prefilter cannot decide
   such a record, so it is a candidate for every filter.
 
 Records no match falls in cost no Python work at all. Each record a match
 falls in is tested against each filter's own strings (one RE2 set match), so a
-string hidden inside another filter's match is never missed.
+string hidden inside another filter's match is never missed; what the search
+skips of a record it settles whole is checked on the record itself (`_settle`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import re2
 
 from pathways_workload.lql import CompiledFilter
 from pathways_workload.sources.export_reader import Block
-from pathways_workload.sources.framing import CONTROL, ORDINARY, Framing, LineFraming
+from pathways_workload.sources.framing import CONTROL, KEY, ORDINARY, Framing
 from pathways_workload.sources.records import corrupt, line_at
 from pathways_workload.sources.span import Extremes
 
@@ -75,7 +77,7 @@ class Scan:
 
     @property
     def one_key_each(self) -> bool:
-        """Each line of the (JSON Lines) block holds exactly one "timestamp"."""
+        """Each record of the block holds exactly one (top-level) "timestamp" key."""
         return not (self.ambiguous or self.unstamped)
 
 
@@ -157,7 +159,7 @@ class BlockScanner:
             end = framing.end(data, at)
             wanted = self._undecided if kind == "undecidable" else self._wanted(block, start, end)
             found_in.setdefault(start, (end, set()))[1].update(wanted)
-            if isinstance(framing, LineFraming) or kind in ("ambiguous", "unstamped"):
+            if framing.settles(kind):
                 found_in[start][1].update(self._settle(block, found.start(), end, scan))
                 position = max(found.start() + 1, framing.resume(position, end))
         scan.candidates = [
@@ -206,7 +208,7 @@ def _kind(text: bytes, framing: Framing) -> str:
         return "control"
     if b"\n" in text:
         return framing.alarm_kind(text)
-    if text[:11].lower() == b'"timestamp"':
+    if text[: len(KEY)].lower() == KEY:
         return "ambiguous"
     if text.startswith(b"\\") or not text.isascii():
         return "undecidable"
