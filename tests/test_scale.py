@@ -19,7 +19,8 @@ from tests.fake_logging import FakeLogging, point_at
 from tests.helpers import run_cli
 
 
-def _triage(name: str, *more: str) -> tuple[dict[str, Any], Planted]:
+def triage_large(name: str, *more: str) -> tuple[dict[str, Any], Planted]:
+    """Triage of a generated large incident offline, as its JSON report (and what it planted)."""
     path, planted = export(name)
     code, out, err = run_cli(
         f"--logs_file={path}",
@@ -38,7 +39,7 @@ def _triage(name: str, *more: str) -> tuple[dict[str, Any], Planted]:
     ("name", "budget"), [("cascade-1024", 25), ("late-peers-1024", 25), ("cascade-4096", 40)]
 )
 def test_a_cascade_names_the_first_host_and_every_failing_host(name: str, budget: int) -> None:
-    report, planted = _triage(name)
+    report, planted = triage_large(name)
     root = report["root_cause"]
     assert (root["pod"], root["timestamp"]) == (planted.root_pod, planted.root_time)
     assert planted.root_contains in root["message"]
@@ -50,7 +51,7 @@ def test_a_cascade_names_the_first_host_and_every_failing_host(name: str, budget
 
 
 def test_a_silent_hang_names_the_host_that_went_quiet() -> None:
-    report, planted = _triage("silent-hang-1024")
+    report, planted = triage_large("silent-hang-1024")
     root = report["root_cause"]
     assert root["source"] == "hang"
     assert (root["pod"], root["host"], root["timestamp"]) == (
@@ -63,7 +64,7 @@ def test_a_silent_hang_names_the_host_that_went_quiet() -> None:
 
 
 def test_a_host_that_never_logged_in_the_window_is_the_quiet_one() -> None:
-    report, planted = _triage("unseen-hang-1024")
+    report, planted = triage_large("unseen-hang-1024")
     root = report["root_cause"]
     assert root["source"] == "hang"
     assert (root["pod"], root["host"], root["timestamp"]) == (
@@ -84,7 +85,7 @@ def _entries(name: str) -> list[dict[str, Any]]:
 def test_the_cloud_and_the_export_agree_and_count_the_same_requests(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    offline, planted = _triage(name)
+    offline, planted = triage_large(name)
     unlimited = retry.RequestBudget(per_minute=10**9, burst=10**6)
     monkeypatch.setattr(cloud_source, "RequestBudget", lambda: unlimited)
     with FakeLogging(_entries(name)) as fake:

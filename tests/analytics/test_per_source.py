@@ -22,9 +22,9 @@ from pathways_workload.describe import where
 from pathways_workload.query import Query
 from pathways_workload.sources.base import Fetch, sort_key
 from tests.analytics.test_offline_parity import micro_text
-from tests.corpus.large import export
 from tests.helpers import container_entry, run_cli
 from tests.test_incidents import INCIDENTS, NAMES, target_args
+from tests.test_scale import triage_large
 
 WINDOW = 'timestamp>="2026-10-22T11:00:00Z" timestamp<="2026-10-22T12:00:00Z"'
 PODS = 150
@@ -92,7 +92,6 @@ def test_triage_of_1024_hosts_takes_four_queries_and_finds_every_failing_host(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The crash lines of 1,024 hosts come back whole in one query, not page by page."""
-    path, planted = export("cascade-1024")
     sent: list[str] = []
     rows = OfflineStore.rows
 
@@ -101,15 +100,7 @@ def test_triage_of_1024_hosts_takes_four_queries_and_finds_every_failing_host(
         return rows(store, sql)
 
     monkeypatch.setattr(offline.OfflineStore, "rows", counted)
-    code, out, err = run_cli(
-        f"--logs_file={path}",
-        *planted.target(),
-        "--action=triage",
-        "--format=json",
-        "--engine=analytics",
-    )
-    assert code == 0, err
-    report = json.loads(out)
+    report, planted = triage_large("cascade-1024", "--engine=analytics")
     assert len(sent) <= 4
     root = report["root_cause"]
     assert (root["pod"], root["host"]) == (planted.root_pod, planted.root_host)
