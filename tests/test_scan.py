@@ -108,6 +108,17 @@ def test_a_line_with_two_timestamp_keys_is_still_a_candidate() -> None:
     assert [start for start, _, wanted in scan.candidates if wanted == (0,)] == [len(other) * 3]
 
 
+def test_groups_the_sample_never_shows_are_told_apart_by_their_shortest_string() -> None:
+    """A controller's error words and its namespace are both absent from the first records:
+    the scanner searches for the namespace, not for "error", which any later line may hold."""
+    where = 'resource.labels.namespace_name="jobset-system"'
+    scanner = BlockScanner([compile_filter(f'textPayload:("error" OR "failed") {where}')])
+    quiet = json.dumps({"textPayload": "step 1", "timestamp": "t"}).encode() + b"\n"
+    errors = json.dumps({"textPayload": "an error", "timestamp": "t"}).encode() + b"\n"
+    scanner.look(Block(quiet * 4, EXPORT, 0, LINES))
+    assert scanner.look(Block(errors * 4, EXPORT, 0, LINES)).candidates == []
+
+
 @settings(deadline=None, max_examples=500)
 @given(
     st.lists(

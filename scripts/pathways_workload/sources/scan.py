@@ -2,7 +2,9 @@
 
 Each compiled filter knows groups of byte strings a matching record must
 contain (one string of every group). For each filter the scanner picks the
-group the first block shows to be rarest; a filter whose rarest group is in
+group the first block shows to be rarest (among groups it shows equally rare,
+often not at all, the one whose shortest string is longest: "jobset-system"
+before "error"); a filter whose rarest group is in
 most records anyway gets none, and every record is its candidate. One RE2
 search over the whole block (Latin-1 mode: bytes are bytes) looks at once for
 all chosen groups' strings and for everything that needs attention:
@@ -219,14 +221,16 @@ def _rarest(
     compiled: CompiledFilter, sample: bytes, framing: Framing, records: int
 ) -> bytes | None:
     """The filter's rarest group in the sample as an alternation (b"": it cannot match an
-    ASCII record); None when every record must be its candidate."""
-    counted: list[tuple[int, bytes]] = []
+    ASCII record), ties going to the longest shortest string; None when every record must be
+    its candidate."""
+    counted: list[tuple[int, int, bytes]] = []
     for group in compiled.required:
         terms = _terms(group)
-        counted.append((_records_with(sample, framing, terms) if terms else 0, terms))
+        hits = _records_with(sample, framing, terms) if terms else 0
+        counted.append((hits, -min(map(len, group), default=0), terms))
     if not counted:
         return None
-    hits, terms = min(counted, key=lambda pair: pair[0])
+    hits, _, terms = min(counted, key=lambda triple: triple[:2])
     return None if hits > records * COMMON_FRACTION else terms
 
 
