@@ -18,10 +18,14 @@ class EntryReport:
     """The entries an entry action found, and what to say about them on stderr."""
 
     stream: Stream
-    span: str  # the window, for "no entries matched in ..."
+    window: Window
     empty_hint: str
     marked_nodes: frozenset[str] = frozenset()  # lines about these nodes are marked
-    window: Window | None = None
+
+    @property
+    def span(self) -> str:
+        """The window, for "no entries matched in ..."."""
+        return self.window.span()
 
 
 @dataclasses.dataclass(frozen=True)

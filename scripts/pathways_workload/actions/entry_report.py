@@ -37,7 +37,7 @@ class EntryPresenter:
         found = [entry for result in shown for entry in result.entries]
         stream = shape(shown, request.options, exceptions_of(found, results))
         marked = frozenset(request.nodes or ()) if self.marks_nodes else frozenset()
-        return EntryReport(stream, request.window.span(), self.empty_hint, marked, request.window)
+        return EntryReport(stream, request.window, self.empty_hint, marked)
 
 
 def present_entries(empty_hint: str = EMPTY_HINT, marks_nodes: bool = False) -> EntryPresenter:

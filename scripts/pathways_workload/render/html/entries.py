@@ -31,8 +31,6 @@ LEGEND = (
     ("error", "k-sev-warning", "WARNING"),
     ("error", "k-sev-info", "lower, or none"),
 )
-# An empty answer, or a span that short, is drawn over a second.
-MIN_SPAN_NS = 10**9
 _NUMBER_RE = re.compile(r"(\d+)")
 
 
@@ -41,15 +39,8 @@ def _natural(name: str) -> list[object]:
     return [int(part) if part.isdigit() else part for part in _NUMBER_RE.split(name)]
 
 
-def _bounds(report: EntryReport, entries: Sequence[Entry]) -> tuple[int, int]:
-    if report.window is not None:
-        return report.window.start_ns, max(report.window.end_ns, report.window.start_ns + 1)
-    times = [entry_time_ns(entry) for entry in entries] or [0]
-    return min(times), max(max(times), min(times) + MIN_SPAN_NS)
-
-
 def _timeline(report: EntryReport, entries: Sequence[Entry]) -> Timeline:
-    start, end = _bounds(report, entries)
+    start, end = report.window.start_ns, max(report.window.end_ns, report.window.start_ns + 1)
     lanes: dict[str, list[Mark]] = {}
     for entry in entries:
         kind = SEVERITY_CLASSES.get(severity(entry), "k-sev-info")
