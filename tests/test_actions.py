@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+from pathways_workload import runner
 from pathways_workload.actions.node_level import NODE_DISCOVERY
 from pathways_workload.lql import compile_filter
 from pathways_workload.plan import Results
@@ -23,6 +24,7 @@ from pathways_workload.terms import (
 from pathways_workload.timestamps import parse_timestamp_ns
 from pathways_workload.window import Window
 from tests.helpers import CLUSTER, LOCATION, PROJECT, container_entry, queries_of, run_cli
+from tests.test_cli_hardening import INCIDENT
 
 WINDOW = Window(
     parse_timestamp_ns("2026-10-22T11:10:00Z"), parse_timestamp_ns("2026-10-22T12:10:00Z")
@@ -160,3 +162,21 @@ def test_print_mode_is_valid_shell_that_round_trips(name: str) -> None:
         assert words[6] in ("--order=asc", "--order=desc")
         assert words[7].startswith("--limit=") and int(words[7][8:]) > 0
         assert words[8:] == ["--format=json"]
+
+
+@pytest.mark.parametrize("name", sorted(ACTIONS))
+def test_each_action_reports_the_kind_the_registry_says(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--format=html` and the columns Log Analytics selects are decided from the registry's
+    `report`, before anything runs: it must be what the presenter returns."""
+    written = []
+    monkeypatch.setattr(runner, "write_report", lambda report, *_, **__: written.append(report))
+    code, _, err = run_cli(
+        f"--action={name}",
+        f"--logs_file={INCIDENT}",
+        '--filter=textPayload:"OOM"' if name == "query" else "--jobset_name=gemma-train",
+    )
+    assert code in (0, 1), err
+    (report,) = written
+    assert type(report) is ACTIONS[name].report

@@ -15,7 +15,6 @@ from contextlib import ExitStack
 from typing import TextIO, cast
 
 from pathways_workload import target
-from pathways_workload.actions.entry_report import EntryPresenter
 from pathways_workload.analytics.dataset import Dataset
 from pathways_workload.arguments import (
     analytics_flags,
@@ -31,6 +30,7 @@ from pathways_workload.query import Request
 from pathways_workload.registry import ACTIONS, Action
 from pathways_workload.render.html import HTML_REPORTS
 from pathways_workload.render.printed import GcloudPrinter, Printer
+from pathways_workload.reports import EntryReport
 from pathways_workload.runner import Output, Settle, run_action
 from pathways_workload.sources.base import Source
 from pathways_workload.sources.files import FileSource, plausible_window
@@ -93,11 +93,7 @@ class _Engine:
 def _engine(args: argparse.Namespace, action: Action, project: str | None) -> _Engine:
     """The engine; text output of an entry action needs only the columns a line prints."""
     # Grouping in SQL checks attached lines against the filters, which read every column.
-    full = (
-        args.format != "text"
-        or not isinstance(action.present, EntryPresenter)
-        or bool(args.first_per_pod)
-    )
+    full = args.format != "text" or action.report is not EntryReport or bool(args.first_per_pod)
     return _Engine(analytics_flags(args), project, full)
 
 
