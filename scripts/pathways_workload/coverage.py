@@ -76,7 +76,22 @@ def components(lines: Sequence[Entry], expected_hosts: int) -> list[dict[str, An
     return rows
 
 
-def kinds(found: Mapping[str, bool], containers_seen: bool) -> list[dict[str, Any]]:
+def report(
+    lines: Sequence[Entry],
+    expected_hosts: int,
+    found: Mapping[str, bool],
+    more_kinds: Sequence[dict[str, Any]] = (),
+) -> dict[str, Any]:
+    """What the logs hold: each component (from its lines), each log kind (whether `found`,
+    then `more_kinds`, rows of their own), and every gap, one line each."""
+    made = {
+        "components": components(lines, expected_hosts),
+        "kinds": [*_kinds(found, bool(lines)), *more_kinds],
+    }
+    return {**made, "gaps": _gaps(made)}
+
+
+def _kinds(found: Mapping[str, bool], containers_seen: bool) -> list[dict[str, Any]]:
     """Per log kind: whether the logs hold any, and what its absence means."""
     rows = [
         {
@@ -90,7 +105,6 @@ def kinds(found: Mapping[str, bool], containers_seen: bool) -> list[dict[str, An
     return rows
 
 
-def gaps(report: dict[str, Any]) -> list[str]:
-    """Every gap of a coverage report, one line each."""
-    rows = report["components"] + report["kinds"]
+def _gaps(made: dict[str, Any]) -> list[str]:
+    rows = made["components"] + made["kinds"]
     return [str(row["gap"]) for row in rows if row.get("gap")]

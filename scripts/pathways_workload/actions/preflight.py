@@ -108,16 +108,9 @@ def present_preflight(request: Request, results: Results) -> TableReport:
 
 def _coverage(workload: list[Entry], results: Results) -> dict[str, Any]:
     """What the logs hold: each component, each log kind, and the gaps."""
-    lines = workload + results.entries(probes.HEAD_LINES)
-    report = {
-        "components": coverage.components(lines, 0),
-        "kinds": coverage.kinds(
-            {
-                "Kubernetes events": bool(results.entries(probes.EVENTS_ANY)),
-                "node logs": bool(results.entries(probes.NODE_ANY)),
-                "serial console": bool(results.entries(probes.SERIAL_ANY)),
-            },
-            bool(workload),
-        ),
+    found = {
+        "Kubernetes events": bool(results.entries(probes.EVENTS_ANY)),
+        "node logs": bool(results.entries(probes.NODE_ANY)),
+        "serial console": bool(results.entries(probes.SERIAL_ANY)),
     }
-    return {**report, "gaps": coverage.gaps(report)}
+    return coverage.report(workload + results.entries(probes.HEAD_LINES), 0, found)

@@ -280,11 +280,5 @@ def _coverage(found: TriageResults) -> dict[str, Any]:
         or any("serialconsole" in name for name in instances),
     }
     audited = any("system_event" in name for name in instances)
-    report = {
-        "components": coverage.components(lines, expected),
-        "kinds": [
-            *coverage.kinds(kinds, bool(lines)),
-            {"kind": "GCE audit (preemption, maintenance)", "seen": audited, "gap": None},
-        ],
-    }
-    return {**report, "gaps": coverage.gaps(report)}
+    audit = {"kind": "GCE audit (preemption, maintenance)", "seen": audited, "gap": None}
+    return coverage.report(lines, expected, kinds, (audit,))
