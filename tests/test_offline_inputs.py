@@ -193,12 +193,17 @@ def test_process_substitution_is_read_as_a_stream(tmp_path: Path) -> None:
 # Encodings
 
 
-@pytest.mark.parametrize("layout", ["lines", "gcloud"])
-def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path, layout: str) -> None:
+@pytest.mark.parametrize("quiet_lines", [0, 400])
+@pytest.mark.parametrize("layout", ["lines", "gcloud", "per-line"])
+def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path, layout: str, quiet_lines: int) -> None:
+    """Also on an export longer than what is read to tell its layout (64 KiB): the mark,
+    and nothing else, is skipped."""
+    quiet = container_entry("fine " * 40, severity="INFO", timestamp="2026-10-22T11:20:00Z")
     entries = _entries()
-    text = _lines_text(entries) if layout == "lines" else json.dumps(entries, indent=2)
+    entries[2:2] = [quiet] * quiet_lines
     path = tmp_path / "a.json"
-    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    path.write_bytes(b"\xef\xbb\xbf" + _layout(entries, layout))
+    assert path.stat().st_size > 64 << 10 or not quiet_lines
     code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
     assert code == 0, err
     assert _messages(out) == ["Check failed: one", "Check failed: two"]

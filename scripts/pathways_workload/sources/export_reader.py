@@ -162,9 +162,10 @@ def sniff(stream: Stream, text: TextLogs | None = None) -> Layout | None:
     body = stream.buffer.lstrip(_SPACE)
     if not body:
         return None
+    leading = len(stream.buffer) - len(body)  # before `_is_text` may read more
     if text is not None and _is_text(stream, text):
         return TEXT
-    stream.drop(len(stream.buffer) - len(body), count_lines=True)
+    stream.drop(leading, count_lines=True)
     if body.startswith(b"{"):
         return Layout(LineFraming())
     if body.startswith(b"["):
