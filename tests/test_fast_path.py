@@ -29,7 +29,7 @@ from pathways_workload.target import Target, parse_workload
 from pathways_workload.timestamps import parse_timestamp_ns
 from pathways_workload.triage.fetches import triage_fetches
 from pathways_workload.window import Window
-from tests.helpers import container_entry, queries_of
+from tests.helpers import container_entry, queries_of, run_cli
 from tests.test_incidents import INCIDENTS, NAMES, expected
 
 
@@ -224,3 +224,37 @@ def test_the_fast_path_changes_nothing_on_odd_entries(
     path = tmp_path / "export"
     path.write_text(_layout(entries, layout, ensure_ascii=layout != "lines"))
     assert _answers([str(path)], fetches, fast=True) == _answers([str(path)], fetches, fast=False)
+
+
+HOUR = "2026-10-22T11"
+
+
+# How an export's last record may end (the reader normalises its last block).
+ENDS = {
+    "lines-no-final-newline": ("", "\n", ""),
+    "lines-crlf-no-final-newline": ("", "\r\n", ""),
+    "per-line-crlf": ("[\r\n", ",\r\n", "\r\n]\r\n"),
+    "per-line-bracket-on-the-last-line": ("[\n", ",\n", "]\n"),
+    "per-line-space-before-the-bracket": ("[\n", ",\n", " \n]\n"),
+}
+
+
+@pytest.mark.parametrize("end", ENDS)
+def test_the_last_record_is_read_however_the_file_ends(tmp_path: Path, end: str) -> None:
+    """Every record holds what the filter looks for, so whole blocks wait and are read again
+    from the file: the last one must be the block that was scanned, its last entry neither
+    lost nor said to have changed."""
+    entries = [
+        container_entry(f"Check failed: number {i}", severity="INFO", timestamp=f"{HOUR}:0{i}:00Z")
+        for i in range(3)
+    ]
+    entries.append(container_entry("Check failed: the last one", timestamp=f"{HOUR}:30:00Z"))
+    opening, between, closing = ENDS[end]
+    path = tmp_path / "export.json"
+    path.write_bytes((opening + between.join(map(json.dumps, entries)) + closing).encode())
+    code, out, err = run_cli("--action=errors", "--jobset_name=llama-train", f"--logs_file={path}")
+    assert code == 0, err
+    assert [line.split(": ", 1)[1] for line in out.splitlines()] == [
+        *(f"Check failed: number {i}" for i in range(3)),
+        "Check failed: the last one",
+    ]

@@ -217,10 +217,13 @@ def framed_blocks(
             break
     offset = stream.offset
     data = _tail(stream, framing)
+    # Read again from the file only if the file holds these very bytes (the tail may have
+    # gained a final newline, or lost a `\r` before the array's end).
+    same = stream.buffer.startswith(data)
     stream.drop(len(stream.buffer))
     if data:
         check_text(stream.export, data, offset)
-        yield Block(data, stream.export, offset, framing, number, reloadable)
+        yield Block(data, stream.export, offset, framing, number, reloadable and same)
 
 
 def _decoded(stream: Stream, number: int) -> Iterator[Decoded]:
