@@ -258,3 +258,40 @@ def test_the_last_record_is_read_however_the_file_ends(tmp_path: Path, end: str)
         *(f"Check failed: number {i}" for i in range(3)),
         "Check failed: the last one",
     ]
+
+
+@pytest.mark.parametrize("key", ["time\\u0073tamp", "\\u0074imestamp", "ti\\u006Destamp"])
+@pytest.mark.parametrize("extra", [(), ("--limit=1",), ("--limit=1", "--fetch_limit=10")])
+def test_a_top_level_timestamp_key_spelt_with_escapes_is_the_entry_s_time(
+    tmp_path: Path, key: str, extra: tuple[str, ...]
+) -> None:
+    """JSON reads `"time\\u0073tamp"` as the key; the text shows only the payload's own
+    `timestamp` (later), which must not be taken for the entry's time: not for the span,
+    nor for which entry comes first (the crash lines are few enough to be searched for, and
+    with a small --fetch_limit the first ten bound what may still enter)."""
+    later = [
+        container_entry(
+            f"Check failed: later {i}" if i % 3 == 0 else "fine",
+            severity="INFO",
+            timestamp=f"{HOUR}:{20 + i % 39}:00Z",
+        )
+        for i in range(450)
+    ]
+    first = container_entry("", severity="CRITICAL", timestamp=f"{HOUR}:05:00Z")
+    del first["textPayload"]
+    first["jsonPayload"] = {"message": "Check failed: the first", "timestamp": f"{HOUR}:58:00Z"}
+    line = json.dumps(first).replace('"timestamp": ', f'"{key}": ', 1)
+    assert json.loads(line)["timestamp"] == f"{HOUR}:05:00Z"
+    path = tmp_path / "export.jsonl"
+    path.write_text(
+        "".join(json.dumps(entry) + "\n" for entry in later[:225])
+        + line
+        + "\n"
+        + "".join(json.dumps(entry) + "\n" for entry in later[225:])
+    )
+    code, out, err = run_cli(
+        "--action=errors", "--jobset_name=llama-train", f"--logs_file={path}", *extra
+    )
+    assert code == 0, err
+    assert out.splitlines()[0].endswith(": Check failed: the first")
+    assert f"window: {HOUR}:05:00Z .. {HOUR}:58:00Z" in err

@@ -35,7 +35,7 @@ from pathways_workload.sources.export_reader import (
     read_export,
     simple_export,
 )
-from pathways_workload.sources.framing import LineFraming
+from pathways_workload.sources.framing import LineFraming, escaped_key
 from pathways_workload.sources.inputs import ExportFile, export_files
 from pathways_workload.sources.records import Record
 from pathways_workload.sources.scan import BlockScanner, Scan
@@ -74,7 +74,7 @@ class _SpanLook:
 def _estimate(record: Record, block: Block) -> Estimate:
     """The seconds of a candidate record's top-level timestamp, when its text settles them."""
     values = block.framing.stamps.findall(record.raw)
-    if len(values) != 1 or not CANONICAL.fullmatch(values[0]):
+    if len(values) != 1 or not CANONICAL.fullmatch(values[0]) or escaped_key(record.raw):
         return None
     if isinstance(block.framing, LineFraming) and record.raw.count(b'"timestamp"') != 1:
         return None

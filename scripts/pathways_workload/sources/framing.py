@@ -30,6 +30,10 @@ _LINE_ALARMS = rb"[^}\r]\n|[^}]\r\n|\n[^{]"
 _COMMA_ALARMS = rb"[^},\r]\n|[^},]\r\n|[^}],\r?\n|\n[^{]"
 # The key of an entry's time, as JSON writes it.
 KEY = b'"timestamp"'
+# The key spelt in any way JSON allows: each letter itself or its `\u` escape.
+_ANY_KEY_SPELLING = re.compile(
+    b'"' + b"".join(b"(?:%s|\\\\u(?i:%04x))" % (bytes([c]), c) for c in KEY.strip(b'"')) + b'"'
+)
 # A line with two "timestamp" keys: which one is the entry's needs a parse.
 TWO_STAMPS = KEY + rb"[^\n]*" + KEY + ORDINARY
 # A time as Cloud Logging writes it (`2026-10-22T11:10:00.123456789Z`), its `Z` outside the
@@ -39,6 +43,14 @@ _CANONICAL_VALUE = rb'"timestamp"[ \t]*:[ \t]*"(' + _CANONICAL_TIME + rb')Z"'
 _CANONICAL_STAMP = re.compile(_CANONICAL_VALUE)
 # Each `"timestamp"` of a block: its canonical value, or b"" when it has none.
 _STAMP_OR_NONE = re.compile(rb'"timestamp"(?:[ \t]*:[ \t]*"(' + _CANONICAL_TIME + rb')Z"|)')
+
+
+def escaped_key(record: bytes) -> bool:
+    """Whether a record spells a "timestamp" key with `\\u` escapes: JSON reads it as the
+    key, the text patterns here do not, so the record's time needs a parse."""
+    return b"\\u" in record and any(
+        found.group() != KEY for found in _ANY_KEY_SPELLING.finditer(record)
+    )
 
 
 def _no_word_line(word: bytes) -> bytes:

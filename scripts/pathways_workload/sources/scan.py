@@ -34,7 +34,7 @@ import re2
 
 from pathways_workload.lql import CompiledFilter
 from pathways_workload.sources.export_reader import Block
-from pathways_workload.sources.framing import CONTROL, KEY, ORDINARY, Framing
+from pathways_workload.sources.framing import CONTROL, KEY, ORDINARY, Framing, escaped_key
 from pathways_workload.sources.records import corrupt, line_at
 from pathways_workload.sources.span import Extremes
 
@@ -181,7 +181,7 @@ class BlockScanner:
         if control is not None:
             raise _control(block, found + control.start())
         record = block.data[block.framing.start(block.data, found) : end]
-        if block.framing.two_keys(record):
+        if block.framing.two_keys(record) or escaped_key(record):
             scan.ambiguous = True
         undecidable = not record.isascii() or b"\\u" in record or b"\\/" in record
         return self._undecided if undecidable else ()

@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 
 from pathways_workload.sources.export_reader import Block
-from pathways_workload.sources.framing import LineFraming
+from pathways_workload.sources.framing import LineFraming, escaped_key
 from pathways_workload.sources.records import Record
 from pathways_workload.timestamps import NANOS_PER_SECOND, format_timestamp_ns, parse_timestamp_ns
 from pathways_workload.window import Window
@@ -177,6 +177,8 @@ class SpanTracker:
         """A record's top-level time, its text, and whether it is known (False: unknown,
         but one of its several "timestamp" values, all inside the span so far)."""
         raw = record.raw
+        if escaped_key(raw):
+            return top_level_time(record.entry()), _text(record.entry().get("timestamp")), True
         values = block.framing.stamps.findall(raw)
         keys = raw.count(b'"timestamp"') if isinstance(block.framing, LineFraming) else len(values)
         if len(values) == 1 and keys == 1:
@@ -189,8 +191,7 @@ class SpanTracker:
             return None, "", True
         if values and len(values) == keys and self._inside(values):
             return None, "", False
-        value = record.entry().get("timestamp")
-        return top_level_time(record.entry()), value if isinstance(value, str) else "", True
+        return top_level_time(record.entry()), _text(record.entry().get("timestamp")), True
 
     def _inside(self, values: list[bytes]) -> bool:
         """Every value is canonical and strictly inside the span's seconds so far."""
@@ -224,3 +225,7 @@ class SpanTracker:
             f"(first at {self.absurd.where()}: {self.absurd.first[1]}); {it} outside the "
             f"export's span: pass --start_time and --end_time to include {them}"
         ]
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
