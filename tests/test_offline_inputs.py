@@ -357,3 +357,18 @@ def test_an_indented_array_whose_indentation_breaks_is_decoded_from_there(
     code, out, err = run_cli(*ERRORS, f"--logs_file={path}", "--limit=100")
     assert code == 0, err
     assert _messages(out) == [f"Check failed: {index}" for index in range(40)]
+
+
+def test_the_scanner_writes_nothing_of_its_own_to_stderr(tmp_path: Path) -> None:
+    """Every line holds what the filter looks for (so no string is searched for) and one
+    line has no timestamp: stderr holds the tool's lines only, not RE2's (written by C++
+    straight to the process's stderr, so only a child process shows them)."""
+    entries = [container_entry("Check failed: x", timestamp="2026-10-22T11:10:00Z") for _ in "abc"]
+    lines = [json.dumps(entry) for entry in entries]
+    lines[1] = json.dumps({k: v for k, v in entries[1].items() if k != "timestamp"})
+    path = tmp_path / "export.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = _script("--action=errors", "--jobset_name=llama-train", f"--logs_file={path}")
+    assert code == 0, err
+    assert len(out.splitlines()) == 2
+    assert [line.split(":")[0] for line in err.splitlines()] == ["warning", "window", "2 entries"]

@@ -193,6 +193,8 @@ class BlockScanner:
         return tuple(i for i, chosen in enumerate(self._chosen) if chosen is not None)
 
     def _wanted(self, block: Block, start: int, end: int) -> tuple[int, ...]:
+        if not self._set_filters:  # no set to ask (RE2 complains on stderr if asked)
+            return ()
         assert self._set is not None
         found = self._set.Match(block.data[start:end]) or []
         return tuple(sorted(self._set_filters[index] for index in found))
