@@ -372,3 +372,33 @@ def test_the_scanner_writes_nothing_of_its_own_to_stderr(tmp_path: Path) -> None
     assert code == 0, err
     assert len(out.splitlines()) == 2
     assert [line.split(":")[0] for line in err.splitlines()] == ["warning", "window", "2 entries"]
+
+
+@pytest.mark.parametrize("engine", ["logging", "analytics"])
+def test_a_severity_written_as_its_number_is_that_level(tmp_path: Path, engine: str) -> None:
+    """proto3 JSON may write the severity enum as its number (a client's default JSON):
+    500 is ERROR, for the filters (also when the prefilter looks for names among many
+    lines) and for the lines printed."""
+    quiet = [
+        container_entry("fine", severity="INFO", timestamp=f"2026-10-22T11:{i % 50:02d}:00Z")
+        for i in range(400)
+    ]
+    numbered = [
+        container_entry(text, timestamp=f"2026-10-22T11:{minute}:00Z")
+        for text, minute in (("five hundred", "10"), ("two hundred", "20"), ("six hundred", "30"))
+    ]
+    for entry, level in zip(numbered, (500, 200, 600)):
+        entry["severity"] = level
+    path = tmp_path / "export.jsonl"
+    path.write_text(_lines_text(quiet[:200] + numbered + quiet[200:]))
+    code, out, err = run_cli(
+        "--action=query",
+        "--filter=severity>=ERROR",
+        f"--engine={engine}",
+        f"--logs_file={path}",
+    )
+    assert code == 0, err
+    assert [line.split(" ", 2)[1:] for line in out.splitlines()] == [
+        ["ERROR", "default/llama-train-worker-0-0-abcde/pathways-worker: five hundred"],
+        ["CRITICAL", "default/llama-train-worker-0-0-abcde/pathways-worker: six hundred"],
+    ]

@@ -27,6 +27,7 @@ from pathways_workload.analytics import columns, emulation, transpile
 from pathways_workload.analytics.extra import require
 from pathways_workload.errors import InputFileError, UsageError
 from pathways_workload.lql import fields
+from pathways_workload.lql.values import SEVERITY_NAMES
 from pathways_workload.sources.export_reader import every_record
 from pathways_workload.sources.inputs import export_files
 from pathways_workload.sources.records import Record
@@ -183,8 +184,9 @@ def _load_expression(field: columns.Field) -> str:
         return _record_expression(field, quoted)
     if field.kind == columns.JSON:
         return quoted
-    if field.kind == fields.SEVERITY:
-        return f"upper({quoted})"
+    if field.kind == fields.SEVERITY:  # a name, or the enum's number (proto3 JSON)
+        named = " ".join(f"WHEN '{level}' THEN '{name}'" for level, name in SEVERITY_NAMES.items())
+        return f"CASE upper({quoted}) {named} ELSE upper({quoted}) END"
     if field.key in RAW_TYPES:
         cast = _SCALAR_CASTS.get(field.kind)
         return f"TRY_CAST({quoted} AS {cast})" if cast else quoted

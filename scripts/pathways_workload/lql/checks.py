@@ -56,11 +56,6 @@ KEY_TESTS: Mapping[str, Callable[[Key], KeyTest]] = {
 }
 
 
-def _severity_key(value: object) -> object:
-    """A severity name (any case) to its level; anything else reads as DEFAULT."""
-    return values.SEVERITY_LEVELS.get(value.upper(), 0) if isinstance(value, str) else 0
-
-
 def _duration_key(value: object) -> object:
     """A Duration field, written as text such as "0.5s"."""
     return values.parse_field_duration_ns(value) if isinstance(value, str) else None
@@ -86,7 +81,7 @@ def _boolean_key(value: object) -> object:
 
 # Converters of a field value to a comparable key (None: it does not convert).
 KEY_CONVERTERS: Mapping[str, Callable[[object], object]] = {
-    fields.SEVERITY: _severity_key,
+    fields.SEVERITY: values.severity_level,
     fields.TIMESTAMP: values.timestamp_key,
     fields.DURATION: _duration_key,
     fields.INTEGER: _integer_key,

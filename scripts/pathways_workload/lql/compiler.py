@@ -272,7 +272,9 @@ def _severity_field(
         value = read(entry)
         if isinstance(value, str):
             return by_name.get(value.upper(), otherwise)
-        return on_list(value) if isinstance(value, list) else otherwise
+        if isinstance(value, list):
+            return on_list(value)
+        return joined(values.severity_level(value))
 
     return severity
 

@@ -57,6 +57,16 @@ SEVERITY_LEVELS = types.MappingProxyType(
     }
 )
 SEVERITY_NUMBERS = frozenset(SEVERITY_LEVELS.values())
+SEVERITY_NAMES = types.MappingProxyType({level: name for name, level in SEVERITY_LEVELS.items()})
+
+
+def severity_level(value: object) -> int:
+    """An entry's severity as a level: a name (any case), or the enum's number as proto3 JSON
+    may write it (`"severity": 500`, from a client's default JSON); anything else is DEFAULT."""
+    if isinstance(value, str):
+        return SEVERITY_LEVELS.get(value.upper(), 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
 
 NUMBER_PATTERN = re.compile(
     r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:nan|inf|infinity))"

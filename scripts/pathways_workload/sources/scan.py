@@ -14,8 +14,9 @@ all chosen groups' strings and for everything that needs attention:
 - control characters, which no JSON text holds (the export is corrupt),
 - a record with a second "timestamp" key, or none (its time needs a parse,
   and the block's records cannot be counted by their keys),
-- non-ASCII bytes and `\\u` or `\\/` escapes: the prefilter cannot decide
-  such a record, so it is a candidate for every filter.
+- non-ASCII bytes, `\\u` or `\\/` escapes and a severity written as a number:
+  the prefilter cannot decide such a record, so it is a candidate for every
+  filter.
 
 Records no match falls in cost no Python work at all. Each record a match
 falls in is tested against each filter's own strings (one RE2 set match), so a
@@ -41,9 +42,12 @@ from pathways_workload.sources.span import Extremes
 _SAMPLE_BYTES = 1 << 19
 # A group found in more than this share of the sample's records is not worth searching for.
 COMMON_FRACTION = 0.5
-_UNDECIDABLE = rb"[\x09\x0d\x20-\x7f][\x80-\xff]|\\[u/]" + ORDINARY
+# A severity written as the enum's number: the prefilter looks for names.
+_NUMERIC_SEVERITY = rb'"severity"[ \t]*:[ \t]*-?[0-9]'
+_UNDECIDABLE = rb"[\x09\x0d\x20-\x7f][\x80-\xff]|\\[u/]" + ORDINARY + b"|" + _NUMERIC_SEVERITY
 _MAX_MEMORY = 256 << 20
 _CONTROL = re.compile(CONTROL)
+_NUMBERED = re.compile(_NUMERIC_SEVERITY)
 
 
 def _options() -> re2.Options:
@@ -183,7 +187,12 @@ class BlockScanner:
         record = block.data[block.framing.start(block.data, found) : end]
         if block.framing.two_keys(record) or escaped_key(record):
             scan.ambiguous = True
-        undecidable = not record.isascii() or b"\\u" in record or b"\\/" in record
+        undecidable = (
+            not record.isascii()
+            or b"\\u" in record
+            or b"\\/" in record
+            or _NUMBERED.search(record) is not None
+        )
         return self._undecided if undecidable else ()
 
     @property
@@ -214,7 +223,7 @@ def _kind(text: bytes, framing: Framing) -> str:
         return framing.alarm_kind(text)
     if text[: len(KEY)].lower() == KEY:
         return "ambiguous"
-    if text.startswith(b"\\") or not text.isascii():
+    if text.startswith((b"\\", b'"severity"')) or not text.isascii():
         return "undecidable"
     return "term"
 
