@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from pathways_workload import labels
-from pathways_workload.lql.values import SEVERITY_NAMES
+from pathways_workload.lql.values import SEVERITY_NAMES, severity_level
 from pathways_workload.sources.base import Entry
 
 
@@ -135,8 +135,8 @@ def event_reason(entry: Entry) -> str:
 
 
 def severity(entry: Entry) -> str:
-    """The severity's name (a number, as proto3 JSON may write it, named when it is a level)."""
+    """The severity's name (a level's number, as proto3 JSON may write it, named)."""
     value = entry.get("severity")
-    if isinstance(value, int) and not isinstance(value, bool):
-        return SEVERITY_NAMES.get(value, str(value))
-    return value if isinstance(value, str) and value else "DEFAULT"
+    if isinstance(value, str):
+        return value or "DEFAULT"
+    return SEVERITY_NAMES.get(severity_level(value), "DEFAULT")

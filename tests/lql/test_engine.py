@@ -72,7 +72,10 @@ def test_anything_but_an_object_is_an_empty_entry(entry: Any) -> None:
 
 
 def test_values_of_unexpected_types() -> None:
-    assert matches("severity=DEFAULT", {"severity": 500})
+    assert matches("severity=ERROR", {"severity": 500})  # proto3 JSON's number for the enum
+    assert matches("severity=DEFAULT", {"severity": 450})  # not a level
+    assert matches("severity=DEFAULT", {"severity": 5.5})
+    assert matches("severity=DEFAULT", {"severity": True})
     assert matches("severity=DEFAULT", {"severity": "WARN"})
     assert matches("severity=error", {"severity": "eRRoR"})
     assert not matches('timestamp>="2020-01-01"', {"timestamp": 1_700_000_000})
