@@ -402,3 +402,36 @@ def test_a_severity_written_as_its_number_is_that_level(tmp_path: Path, engine: 
         ["ERROR", "default/llama-train-worker-0-0-abcde/pathways-worker: five hundred"],
         ["CRITICAL", "default/llama-train-worker-0-0-abcde/pathways-worker: six hundred"],
     ]
+
+
+@pytest.mark.parametrize("action", ["preflight", "pods", "neighbors", "errors", "triage"])
+def test_an_entry_in_two_exports_counts_once(tmp_path: Path, action: str) -> None:
+    """The same export twice (or its gzipped copy beside it): every answer is the answer of
+    one copy, as Cloud Logging returns an entry once whatever was written twice."""
+    incident = ROOT / "tests" / "fixtures" / "incidents" / "host-oom-worker.json"
+    (tmp_path / "a.json").write_bytes(incident.read_bytes())
+    (tmp_path / "a.json.gz").write_bytes(gzip.compress(incident.read_bytes()))
+    args = (f"--action={action}", "--jobset_name=gemma-train", "--format=json")
+    once = run_cli(*args, f"--logs_file={incident}", "--fetch_limit=100000")
+    twice = run_cli(*args, f"--logs_file={tmp_path}", "--fetch_limit=100000")
+    assert once[0] in (0, 1), once[2]
+    assert twice[:2] == once[:2]
+
+
+def test_duplicates_do_not_take_the_place_of_later_entries(tmp_path: Path) -> None:
+    """With a limit, the first N distinct entries: a duplicate takes no slot."""
+    entries = [
+        container_entry(f"Check failed: {i}", timestamp=f"2026-10-22T11:{10 + i}:00Z")
+        for i in range(6)
+    ]
+    path = tmp_path / "a.jsonl"
+    path.write_text(_lines_text([entry for entry in entries for _ in range(3)]))
+    code, out, err = run_cli(
+        "--action=query",
+        '--filter=textPayload:"Check failed"',
+        f"--logs_file={path}",
+        "--limit=4",
+    )
+    assert code == 0, err
+    assert _messages(out) == [f"Check failed: {i}" for i in range(4)]
+    assert "--limit=4 cut the output: 2 more matching lines" in err

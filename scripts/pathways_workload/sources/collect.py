@@ -100,6 +100,8 @@ class Collector:
         self.descending = fetch.order == "desc"
         self.kept: list[tuple[Key, Record]] = []
         self.matched = 0
+        self.duplicates = 0  # matches that were another match again (same time and insertId)
+        self.past_bound = False  # a match was left out unseen by the duplicate check
         self.counted = True  # every candidate was matched: `matched` is the total
         self.slack = max(64, fetch.limit // 8)
         self.bound: Key | None = None
@@ -123,18 +125,32 @@ class Collector:
         self.matched += 1
         key = (*sort_key(entry), record.order)
         if self.bound is not None and (key < self.bound if self.descending else key > self.bound):
+            self.past_bound = True
             return
         self.kept.append((key, record))
         limit = self.fetch.limit
-        if (self.bound is None and self.matched > limit + self.slack) or len(
+        if (self.bound is None and self.distinct > limit + self.slack) or len(
             self.kept
         ) >= 2 * limit + 64:
             self._trim()
 
+    @property
+    def distinct(self) -> int:
+        """How many entries matched, each counted once."""
+        return self.matched - self.duplicates
+
     def _trim(self) -> None:
+        """Keep the best `limit` entries, each once (an entry found in two exports, or twice
+        in one, is one entry, as Cloud Logging returns it); the last of them bounds the rest."""
         self.kept.sort(key=lambda pair: pair[0], reverse=self.descending)
-        del self.kept[self.fetch.limit :]
-        if self.matched > self.fetch.limit and self.kept:
+        distinct: list[tuple[Key, Record]] = []
+        for pair in self.kept:
+            if distinct and pair[0][1] and pair[0][:2] == distinct[-1][0][:2]:
+                self.duplicates += 1
+            else:
+                distinct.append(pair)
+        self.kept = distinct[: self.fetch.limit]
+        if self.distinct > self.fetch.limit and len(self.kept) == self.fetch.limit:
             self.bound = self.kept[-1][0]
             self.bound_text = seconds_text(self.bound[0])
 
@@ -219,8 +235,10 @@ class Collector:
         """The kept entries, as Cloud Logging's pages would give them."""
         self.settle()
         self._trim()
-        result = as_paged(self.fetch, [record.entry() for _, record in self.kept], self.matched)
-        return result if self.counted else dataclasses.replace(result, matched=None)
+        result = as_paged(self.fetch, [record.entry() for _, record in self.kept], self.distinct)
+        # Where duplicates are, one left out past the bound was counted, not recognised.
+        exact = self.counted and not (self.duplicates and self.past_bound)
+        return result if exact else dataclasses.replace(result, matched=None)
 
 
 def _span_record(block: Block, span: tuple[int, int]) -> Record:
