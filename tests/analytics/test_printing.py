@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import sqlglot
 
 from pathways_workload.registry import ACTIONS
 from tests.helpers import run_cli
@@ -218,3 +219,16 @@ def test_the_billing_project_defaults_to_the_project_and_the_cap_is_passed_on() 
     assert "--project_id=pw-demo" in words and "--maximum_bytes_billed=50000000000" in words
     capped = printed("--action=errors", "--max_bytes_billed=1000000")
     assert "--maximum_bytes_billed=1000000" in capped
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x01", "\x1b", "\x7f", "\u0085", "\u2028", "\u2029"])
+def test_control_characters_in_a_filter_are_escaped_in_the_sql(char: str) -> None:
+    """Written raw they would reach the terminal, or be lost on the way to bq (a NUL: the
+    literal, empty, would then match every entry); escaped, the SQL reads the same string."""
+    code = f"\\u{ord(char):04x}"
+    for fmt in ("text", "json"):
+        out = printed("--action=query", f'--filter=textPayload:"a{code}b"', f"--format={fmt}")
+        assert not any((c < " " and c != "\n") or c in "\x7f\u0085\u2028\u2029" for c in out)
+        assert f"'a{code}b'" in out.replace("\\\\", "\\")
+    literal = sqlglot.parse_one(f"SELECT 'a{code}b'", read="bigquery").expressions[0]
+    assert literal.this == f"a{char}b"

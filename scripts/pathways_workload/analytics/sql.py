@@ -18,8 +18,17 @@ NANOS_PER_MICRO = 1_000
 
 
 def string(value: str) -> str:
-    """A single-quoted string literal, backslash-escaped."""
-    return "'" + "".join(_ESCAPES.get(char, char) for char in value) + "'"
+    """A single-quoted string literal, backslash-escaped: control characters and the line
+    separators as `\\uXXXX`, so the literal is one line of printable text."""
+    return "'" + "".join(_escaped(char) for char in value) + "'"
+
+
+def _escaped(char: str) -> str:
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    if char < " " or char == "\x7f" or char in "\u0085\u2028\u2029":
+        return f"\\u{ord(char):04x}"
+    return char
 
 
 def json_path(keys: tuple[str, ...]) -> str:
