@@ -16,6 +16,7 @@ import pytest
 
 from pathways_workload.exact_json import output_line, parse_entry
 from tests.helpers import container_entry, run_cli
+from tests.test_cli_hardening import INCIDENT
 
 ERRORS = (
     "--action=errors",
@@ -131,3 +132,37 @@ def test_gcloud_array_entries_come_out_minified_with_their_numbers(tmp_path: Pat
     assert '"big":1e400' in line
     assert "\\u2028" in line
     assert _strict(line)["textPayload"] == "Check failed: one\u2028two"
+
+
+@pytest.mark.parametrize("separator", SEPARATORS)
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--project=pw-demo", "--action=errors"),
+        (
+            "--project=pw-demo",
+            "--engine=analytics",
+            "--analytics_dataset=pw-demo.logs",
+            "--analytics_location=US",
+            "--action=errors",
+        ),
+        (f"--logs_file={INCIDENT}", "--action=triage"),
+    ],
+    ids=["printed", "printed-sql", "triage-report"],
+)
+def test_every_json_record_stays_one_line_for_any_splitter(
+    separator: str, args: tuple[str, ...]
+) -> None:
+    """Printed commands and reports hold what the user typed: the line separators in it are
+    escaped, as in entries, so `str.splitlines()` sees the records `\\n` separates."""
+    code, out, err = run_cli(
+        *args,
+        "--jobset_name=gemma-train",
+        "--issue_time=2026-11-17T13:30:00Z",
+        f"--extra_terms=a{separator}b",
+        "--format=json",
+    )
+    assert code in (0, 1), err
+    assert separator not in out
+    records = [json.loads(line) for line in out.splitlines()]
+    assert any(f"a{separator}b" in json.dumps(record, ensure_ascii=False) for record in records)

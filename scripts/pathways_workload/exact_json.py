@@ -141,6 +141,13 @@ def _escape(match: re.Match[str]) -> str:
     return _SEPARATORS.get(char) or f"\\u{ord(char):04x}"
 
 
+def json_line(value: Any) -> str:
+    """Any JSON value as one line (without the newline): UTF-8 text, the line separators
+    escaped, so readers that split on them see one record per line."""
+    line = json.dumps(value, ensure_ascii=False)
+    return line if line.isascii() else _NEEDS_ESCAPE.sub(_escape, line)
+
+
 def output_line(entry: Mapping[str, Any]) -> str:
     """The entry as one line of JSON (without the newline), exactly as read where possible."""
     text = getattr(entry, "text", None)

@@ -16,7 +16,6 @@ print note, with the query-language filter to fill in.
 from __future__ import annotations
 
 import dataclasses
-import json
 import shlex
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -24,6 +23,7 @@ from typing import Any, TextIO
 from pathways_workload.analytics import chains, queries
 from pathways_workload.analytics.dataset import Dataset
 from pathways_workload.commands import ATTRIBUTION
+from pathways_workload.exact_json import json_line
 from pathways_workload.plan import Chain, PrintNote
 from pathways_workload.query import Request
 from pathways_workload.render.printed import note_text, write_grouping_note
@@ -115,7 +115,7 @@ class SqlPrinter:
         page = self._page_sql(fetches, project, link)
         if as_json:
             command = bq_command(text, words, shell)
-            out.write(json.dumps(_record(fetches, text, command, recipe, page)) + "\n")
+            out.write(json_line(_record(fetches, text, command, recipe, page)) + "\n")
             return
         lines = [
             "# one query; each row's fetch_index says which question it answers:",

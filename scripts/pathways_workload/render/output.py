@@ -7,10 +7,10 @@ page builders).
 
 from __future__ import annotations
 
-import json
 from typing import Any, TextIO
 
 from pathways_workload.errors import OutputError
+from pathways_workload.exact_json import json_line
 from pathways_workload.render.entries import write_stream
 from pathways_workload.render.html import write_html
 from pathways_workload.reports import EntryReport, Report, TableReport, TriageReport
@@ -67,7 +67,7 @@ def write_report(
     elif fmt == "html":
         write_html(report, out)
     elif fmt == "json":
-        out.write(json.dumps(report.data, ensure_ascii=False) + "\n")
+        out.write(json_line(report.data) + "\n")
     elif isinstance(report, TableReport):
         from pathways_workload.render.tables import write_table
 

@@ -11,11 +11,11 @@ commands, and another engine brings its own (the command line picks it).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Protocol, TextIO
 
 from pathways_workload.commands import console_url, gcloud_command
+from pathways_workload.exact_json import json_line
 from pathways_workload.filters import FILTER_BUDGET
 from pathways_workload.plan import Chain, PrintNote
 from pathways_workload.query import Request
@@ -79,7 +79,7 @@ def write_commands(
     """
     for fetch in fetches:
         text, record = _write_one(fetch, project, window, chain)
-        out.write(json.dumps(record, ensure_ascii=False) + "\n" if as_json else text)
+        out.write(json_line(record) + "\n" if as_json else text)
 
 
 def write_recipe(chain: Chain, recipe: str, out: TextIO, as_json: bool) -> None:
