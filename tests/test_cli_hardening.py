@@ -76,6 +76,24 @@ def test_a_full_disk_is_one_line_and_exit_74() -> None:
     )
 
 
+@pytest.mark.parametrize("fmt", ["text", "json"])
+@pytest.mark.parametrize("action", ["errors", "pods", "preflight"])
+def test_an_output_device_that_is_full_is_one_line_and_exit_74(action: str, fmt: str) -> None:
+    """--output=/dev/full (not a regular file: written in place): the failure to write is
+    the output error, not an internal one, however small the report."""
+    code, out, err = run_cli(
+        "--jobset_name=gemma-train",
+        f"--action={action}",
+        f"--format={fmt}",
+        f"--logs_file={INCIDENT}",
+        "--output=/dev/full",
+    )
+    assert (code, out) == (74, "")
+    assert err.splitlines()[-1] == (
+        "error: cannot write the output (No space left on device); nothing more was written"
+    )
+
+
 def test_a_reader_that_stops_early_is_not_an_error() -> None:
     tool = subprocess.Popen(
         [*TOOL, "--jobset_name=gemma-train", *EVERY_LINE],

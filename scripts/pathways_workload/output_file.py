@@ -56,6 +56,21 @@ def _replacing(path: str, target: Path) -> Iterator[TextIO]:
             os.unlink(temporary)
 
 
+def _direct(path: str, stream: TextIO) -> Iterator[TextIO]:
+    """A stream written in place, closed whatever happens; failing to close it (the last
+    of the text not written) is an OutputError, unless an error is already on its way."""
+    try:
+        yield stream
+    except BaseException:
+        with contextlib.suppress(OSError):
+            stream.close()
+        raise
+    try:
+        stream.close()
+    except OSError as error:
+        raise _unwritable(path, error) from None
+
+
 @contextlib.contextmanager
 def destination(path: str | None, stdout: TextIO | None) -> Iterator[TextIO | None]:
     """Standard output when `path` is None or `-`; else a stream whose text lands at `path`
@@ -69,8 +84,7 @@ def destination(path: str | None, stdout: TextIO | None) -> Iterator[TextIO | No
             direct = target.open("w", encoding="utf-8")
         except OSError as error:
             raise _unwritable(path, error) from None
-        with direct:
-            yield direct
+        yield from _direct(path, direct)
         return
     with _replacing(path, target) as stream:
         yield stream
