@@ -39,7 +39,7 @@ OUTSIDE = (
             "error: --start_time=2026-10-22T11:40:00+05:99: not an RFC 3339 time; "
             "use e.g. 2026-10-22T11:10:00Z",
         ),
-        (("--duration=",), "error: --duration=: not a duration; use e.g. 30m, 1h, 1h30m or 90s"),
+        (("--duration=",), "error: --duration= is empty: give it a value, or leave the flag out"),
         (
             ("--jobset_name=y",),
             "error: --jobset_name was given more than once; for several workloads use "
@@ -59,6 +59,36 @@ def test_bad_window_and_flag_surprises_exit_2(argv: tuple[str, ...], line: str) 
     code, out, err = run_cli("--action=errors", *BASE, *argv)
     assert (code, out) == (2, "")
     assert err.splitlines()[-1] == line
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--namespace",
+        "--cluster_name",
+        "--location",
+        "--node_names",
+        "--container_names",
+        "--extra_terms",
+        "--extra_term",
+        "--workload",
+        "--analytics_view",
+        "--billing_project",
+        "--logs_file",
+        "--output",
+        "--commands_out",
+        "--filter",
+        "--start_time",
+    ],
+)
+@pytest.mark.parametrize("value", ["", " "])
+def test_a_flag_given_an_empty_value_exits_2_naming_it(flag: str, value: str) -> None:
+    """`--namespace=$NS` with NS unset must not quietly search the default namespace."""
+    code, out, err = run_cli("--action=errors", *BASE, f"{flag}={value}")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        f"error: {flag}= is empty: give it a value, or leave the flag out"
+    )
 
 
 def test_a_full_disk_is_one_line_and_exit_74() -> None:

@@ -36,6 +36,13 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see --help)")
 
 
+def _not_empty(option_string: str | None, values: Any) -> None:
+    """A flag given an empty value (`--namespace=`, an unset shell variable) is refused: taken
+    as the default, it would quietly search something else."""
+    if isinstance(values, str) and not values.strip():
+        raise UsageError(f"{option_string}= is empty: give it a value, or leave the flag out")
+
+
 class _Once(argparse.Action):
     """A flag that takes one value: given twice, it is refused rather than overwritten."""
 
@@ -46,11 +53,26 @@ class _Once(argparse.Action):
         values: Any,
         option_string: str | None = None,
     ) -> None:
+        _not_empty(option_string, values)
         if self.dest in getattr(namespace, "_given", set()):
             hint = REPEAT_HINTS.get(self.dest, "give it once")
             raise UsageError(f"{option_string} was given more than once; {hint}")
         namespace._given = {*getattr(namespace, "_given", set()), self.dest}
         setattr(namespace, self.dest, values)
+
+
+class _Each(argparse._AppendAction):
+    """A repeatable flag: each value is kept, none of them empty."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        _not_empty(option_string, values)
+        super().__call__(parser, namespace, values, option_string)
 
 
 def _positive(text: str) -> int:
@@ -112,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     _flag(
         where,
         "workload",
-        action="append",
+        action=_Each,
         default=[],
         metavar="KIND:NAME",
         help="repeatable; KIND is jobset, lws, job or pod; several are OR-ed",
@@ -147,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     _flag(
         shaping,
         "extra_terms",
-        action="append",
+        action=_Each,
         default=[],
         metavar="A,B",
         help="more search strings, comma-separated, OR-ed with the action's terms (actions "
@@ -156,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     _flag(
         shaping,
         "extra_term",
-        action="append",
+        action=_Each,
         default=[],
         metavar="TEXT",
         help="repeatable; one more search string taken verbatim (commas included)",
@@ -214,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     _flag(
         source,
         "logs_file",
-        action="append",
+        action=_Each,
         default=[],
         metavar="PATH",
         help="repeatable; replay recorded exports offline (JSON array, JSON Lines, gzipped, "
