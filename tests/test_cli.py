@@ -248,7 +248,7 @@ def test_a_filter_that_fits_is_wrapped_and_runs() -> None:
             "--extra_term=a,\x7f",
             "error: --extra_term='a,\\x7f': control characters cannot be searched for; remove them",
         ),
-        ("--extra_term=", "error: --extra_term='': an empty term matches every line"),
+        ("--extra_term=", "error: --extra_term= is empty: give it a value, or leave the flag out"),
     ],
 )
 def test_extra_terms_that_cannot_be_searched_name_the_flag(flag: str, line: str) -> None:

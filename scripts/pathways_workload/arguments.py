@@ -304,7 +304,7 @@ def _split(values: Sequence[str]) -> tuple[str, ...]:
 def _searchable(flag: str, terms: Sequence[str]) -> tuple[str, ...]:
     """Search terms given with `flag`, each one a string a filter can search for."""
     for term in terms:
-        problem = filters.unsearchable(term) if term else "an empty term matches every line"
+        problem = filters.unsearchable(term)
         if problem:
             raise UsageError(f"{flag}={term!r}: {problem}")
     return tuple(terms)
