@@ -77,7 +77,6 @@ def test_bad_window_and_flag_surprises_exit_2(argv: tuple[str, ...], line: str) 
         "--logs_file",
         "--output",
         "--commands_out",
-        "--filter",
         "--start_time",
     ],
 )

@@ -53,7 +53,8 @@ class _Once(argparse.Action):
         values: Any,
         option_string: str | None = None,
     ) -> None:
-        _not_empty(option_string, values)
+        if self.dest != "filter":  # a blank filter gets its own, longer message
+            _not_empty(option_string, values)
         if self.dest in getattr(namespace, "_given", set()):
             hint = REPEAT_HINTS.get(self.dest, "give it once")
             raise UsageError(f"{option_string} was given more than once; {hint}")
