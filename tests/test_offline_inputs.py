@@ -435,3 +435,27 @@ def test_duplicates_do_not_take_the_place_of_later_entries(tmp_path: Path) -> No
     assert code == 0, err
     assert _messages(out) == [f"Check failed: {i}" for i in range(4)]
     assert "--limit=4 cut the output: 2 more matching lines" in err
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    ["2026-10-22t11:30:00z", "2026-10-22T11:33:60Z", "2026-10-22T11:34:00,5Z", "2026-10-22 11:35Z"],
+)
+def test_both_engines_read_every_spelling_of_a_time(tmp_path: Path, stamp: str) -> None:
+    """A time the default engine reads (RFC 3339's lowercase letters, a leap second, a
+    decimal comma), and a top-level key written with an escape: the same entries on DuckDB."""
+    odd = container_entry("Check failed: odd", timestamp=stamp)
+    escaped = json.dumps(container_entry("Check failed: escaped", timestamp="2026-10-22T11:40:00Z"))
+    escaped = escaped.replace('"timestamp": ', '"time\\u0073tamp": ', 1)
+    path = tmp_path / "export.jsonl"
+    path.write_text(_lines_text([*_entries(), odd]) + escaped + "\n")
+    answers = [
+        run_cli(*ERRORS, f"--logs_file={path}", f"--engine={engine}")
+        for engine in ("logging", "analytics")
+    ]
+    assert [code for code, _, _ in answers] == [0, 0], answers
+    default, duckdb = (_messages(out) for _, out, _ in answers)
+    assert sorted(default) == sorted(
+        ["Check failed: one", "Check failed: two", "Check failed: odd", "Check failed: escaped"]
+    )
+    assert duckdb == default

@@ -17,6 +17,8 @@ Text container logs among the files are read as the files source reads them
 
 from __future__ import annotations
 
+import contextlib
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -26,15 +28,23 @@ from typing import Any
 from pathways_workload.analytics import columns, emulation, transpile
 from pathways_workload.analytics.extra import require
 from pathways_workload.errors import InputFileError, UsageError
+from pathways_workload.exact_json import output_line
 from pathways_workload.lql import fields
 from pathways_workload.lql.values import SEVERITY_NAMES
 from pathways_workload.sources.export_reader import every_record
+from pathways_workload.sources.framing import escaped_key
 from pathways_workload.sources.inputs import export_files
 from pathways_workload.sources.records import Record
+from pathways_workload.sources.span import CANONICAL
 from pathways_workload.sources.text_logs import TextLogs
+from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
 
 # Cloud Logging entries are at most 256 KiB (audit entries 512 KiB).
 MAX_OBJECT_BYTES = 4 << 20
+_TIME_KEYS = ("timestamp", "receiveTimestamp")
+# Every value of a key named like a time the view reads (top-level or not: a payload's own
+# "timestamp" only costs a parse).
+_TIMES = re.compile(rb'"(?:timestamp|receiveTimestamp)"[ \t]*:[ \t]*"([^"]*)"')
 # Long OR chains of search terms nest deeply once parsed.
 MAX_EXPRESSION_DEPTH = 100_000
 # How the export's top-level keys are read (everything nested stays JSON).
@@ -150,9 +160,30 @@ def _copy_records(paths: list[str], text: TextLogs, target: Path) -> int:
     count = 0
     with target.open("wb") as out:
         for record in _records(paths, text):
-            out.write(record.raw.replace(b"\r", b" ").replace(b"\n", b" ") + b"\n")
+            out.write(_loadable(record).replace(b"\r", b" ").replace(b"\n", b" ") + b"\n")
             count += 1
     return count
+
+
+def _loadable(record: Record) -> bytes:
+    """A record's text for DuckDB: as read, unless it may hold a time written in a form
+    DuckDB does not read (`t` and `z`, a leap second, a comma, an escaped key), which the
+    default engine reads: then its times are written as Cloud Logging writes them."""
+    raw = record.raw
+    if all(map(_readable, _TIMES.findall(raw))) and not escaped_key(raw):
+        return raw
+    entry = dict(record.entry())
+    for key in _TIME_KEYS:
+        value = entry.get(key)
+        if isinstance(value, str):
+            with contextlib.suppress(ValueError):
+                entry[key] = format_timestamp_ns(parse_timestamp_ns(value))
+    return output_line(entry).encode()
+
+
+def _readable(value: bytes) -> bool:
+    """Whether DuckDB reads a time as written: Cloud Logging's form, and no leap second."""
+    return CANONICAL.fullmatch(value) is not None and value[17:19] != b"60"
 
 
 def _records(paths: list[str], text: TextLogs) -> Iterator[Record]:
