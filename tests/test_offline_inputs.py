@@ -11,6 +11,7 @@ import gzip
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -459,3 +460,55 @@ def test_both_engines_read_every_spelling_of_a_time(tmp_path: Path, stamp: str) 
         ["Check failed: one", "Check failed: two", "Check failed: odd", "Check failed: escaped"]
     )
     assert duckdb == default
+
+
+def _array_texts(entries: list[dict[str, Any]]) -> dict[str, str]:
+    """The array layouts: compact, one entry per line, gcloud's indented form."""
+    lines = [json.dumps(entry) for entry in entries]
+    return {
+        "compact": "[" + ",".join(lines) + "]",
+        "per-line": "[\n" + ",\n".join(lines) + "\n]\n",
+        "gcloud": json.dumps(entries, indent=2) + "\n",
+    }
+
+
+# How each layout is broken: a trailing comma, a missing one, a doubled one, a leading one.
+MALFORMED = {
+    "a comma after the array's last entry": lambda text: (
+        text[: text.rindex("}") + 1] + "," + text[text.rindex("}") + 1 :]
+    ),
+    "no comma after": lambda text: (
+        text.replace(",", " ", 1) if text.startswith("[{") else text.replace("},\n", "}\n", 1)
+    ),
+    "two commas": lambda text: text.replace("},", "},,", 1),
+    "a comma before the array's first entry": lambda text: "[," + text[1:],
+}
+
+
+@pytest.mark.parametrize("fault", MALFORMED)
+@pytest.mark.parametrize("layout", ["compact", "per-line", "gcloud"])
+def test_an_array_with_misplaced_commas_is_corrupt(tmp_path: Path, layout: str, fault: str) -> None:
+    """Not JSON, so exit 5 naming the file and a line, whatever the layout (JSON Lines with
+    two objects on a line are refused the same way)."""
+    text = _array_texts(_entries())[layout]
+    broken = MALFORMED[fault](text)
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(broken)
+    path = tmp_path / "a.json"
+    path.write_text(broken)
+    code, _, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 5, err
+    assert re.match(rf"error: {re.escape(str(path))}:\d+: ", err.splitlines()[-1]), err
+
+
+def test_an_indented_array_read_on_after_its_framing_breaks_keeps_its_last_entry(
+    tmp_path: Path,
+) -> None:
+    """A line of the last entry out of its indentation: that block is decoded as written."""
+    text = _array_texts(_entries())["gcloud"]
+    at = text.rindex('"textPayload"')
+    path = tmp_path / "a.json"
+    path.write_text(text[:at].rstrip(" ") + text[at:])
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]

@@ -34,7 +34,7 @@ PRETTY = ObjectFraming(b"  ")
 def _block(entries: list[dict[str, Any]], framing: Framing, ensure_ascii: bool) -> Block:
     if isinstance(framing, ObjectFraming):
         text = json.dumps(entries, indent=2, ensure_ascii=ensure_ascii)
-        body = text[text.index("\n") + 1 : text.rindex("\n")] + "\n"
+        body = text[text.index("\n") + 1 : text.rindex("\n")] + ",\n"  # as the reader frames it
     else:
         lines = [json.dumps(entry, ensure_ascii=ensure_ascii) for entry in entries]
         body = "".join(line + ("," if framing.commas else "") + "\n" for line in lines)
@@ -78,6 +78,7 @@ def test_a_line_that_is_not_one_object_breaks_the_block(data: bytes) -> None:
 def test_array_lines_may_end_with_a_comma() -> None:
     assert not _broken(b'{"a": 1},\n{"b": 2},\n', LineFraming(commas=True))
     assert _broken(b'{"a": 1}x\n{"b": 2},\n', LineFraming(commas=True))
+    assert _broken(b'{"a": 1}\n{"b": 2},\n', LineFraming(commas=True))  # a comma missing
 
 
 def test_indented_arrays_are_framed_by_their_braces() -> None:
@@ -87,6 +88,7 @@ def test_indented_arrays_are_framed_by_their_braces() -> None:
     assert _broken(good.replace(b'\n    "insertId"', b'\n  "insertId"', 1), PRETTY)
     assert _broken(good.replace(b"\n  },\n", b"\n  } ,\n", 1), PRETTY)
     assert _broken(good.replace(b"\n  {\n", b"\n  { \n", 1), PRETTY)
+    assert _broken(good.replace(b"\n  },\n", b"\n  }\n", 1), PRETTY)  # a comma missing
 
 
 def test_a_raw_control_character_is_corrupt_input(tmp_path: Path) -> None:
@@ -188,7 +190,7 @@ def test_an_indented_entry_without_a_top_level_timestamp_is_found(
 
 def test_an_indented_entry_with_two_top_level_timestamps_is_ambiguous_and_read() -> None:
     entry = '  {\n    "timestamp": "a",\n    "textPayload": "Check failed",\n'
-    entry += '    "timestamp": "b"\n  }\n'
+    entry += '    "timestamp": "b"\n  },\n'
     quiet = '  {\n    "textPayload": "fine",\n    "timestamp": "c"\n  },\n'
     scanner = BlockScanner([compile_filter('textPayload:"check failed"')])
     scan = scanner.look(Block((quiet * 3 + entry).encode(), EXPORT, 0, PRETTY))

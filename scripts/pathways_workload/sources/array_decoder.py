@@ -17,8 +17,17 @@ from pathways_workload.exact_json import NotText, decode_entry
 from pathways_workload.sources.records import Record, corrupt, line_at
 from pathways_workload.sources.stream import READ_BYTES, Stream
 
-_BETWEEN = " \t\r\n,"
+_BLANKS = " \t\r\n"
 _NOT_CLOSED = "the JSON array is not closed (a truncated export?)"
+
+
+def _misplaced(token: str, expected: str) -> str:
+    """What is wrong where `token` comes instead of what was `expected`."""
+    if token == "]":
+        return "a comma after the array's last entry"
+    if token == ",":
+        return "a comma before the array's first entry" if expected != "entry" else "two commas"
+    return "no comma after the entry before this one"
 
 
 class ArrayDecoder:
@@ -34,6 +43,7 @@ class ArrayDecoder:
         self.dropped = 0  # characters decoded and dropped from the front of `text`
         self._take()
         self.position = 1  # past the `[`
+        self.expected = "entry or ]"  # what may come next: "entry or ]", ", or ]" or "entry"
 
     def _take(self) -> None:
         """Decode everything buffered, checking it is UTF-8 text without NUL."""
@@ -67,9 +77,9 @@ class ArrayDecoder:
         return corrupt(self.stream.export, self.line + newlines, what)
 
     def _skip(self) -> bool:
-        """Move past blanks and commas to the next value; False when the text ran out."""
+        """Move past blanks to the next token; False when the text ran out."""
         text, position = self.text, self.position
-        while position < len(text) and text[position] in _BETWEEN:
+        while position < len(text) and text[position] in _BLANKS:
             position += 1
         self.line += text.count("\n", self.position, position)
         self.position = position
@@ -83,11 +93,19 @@ class ArrayDecoder:
                 if not self._read():
                     raise self._fail(_NOT_CLOSED)
                 continue
-            if self.text[self.position] == "]":
+            token = self.text[self.position]
+            if token == "]" and self.expected != "entry":
                 self._end()
                 break
+            if token == "," and self.expected == ", or ]":
+                self.position += 1
+                self.expected = "entry"
+                continue
+            if token in ",]" or self.expected == ", or ]":
+                raise self._fail(_misplaced(token, self.expected))
             record = self._entry()
             if record is not None:
+                self.expected = ", or ]"
                 batch.append(record)
                 if len(batch) >= size:
                     yield batch

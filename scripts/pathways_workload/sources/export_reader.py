@@ -183,13 +183,18 @@ def _tail(stream: Stream, framing: Framing) -> bytes:
         line = line_at(stream.export, stream.offset + len(body))
         raise corrupt(stream.export, line, "the JSON array is not closed (a truncated export?)")
     records = body[:-1].rstrip(_SPACE)
+    if records.endswith(b","):
+        line = line_at(stream.export, stream.offset + len(records) - 1)
+        raise corrupt(stream.export, line, "a comma after the array's last entry")
     if isinstance(framing, ObjectFraming) and records:
         close = b"\n" + framing.indent + b"}"
         if not records.endswith(close) and records != close[1:]:
             start = records.rfind(b"\n" + framing.indent + b"{") + 1
             line = line_at(stream.export, stream.offset + start)
             raise corrupt(stream.export, line, "this entry is cut short (a truncated export?)")
-    return records + b"\n" if records else b""
+    # The last entry gets the comma every other entry has, so an entry without one (its
+    # framing's alarm) is two entries with no comma between them.
+    return records + b",\n" if records else b""
 
 
 def framed_blocks(
@@ -263,9 +268,10 @@ def read_export(
                 if not (found.broken and isinstance(block.framing, ObjectFraming)):
                     yield Seen(block, found)
                     continue
-                later = b"".join(later.data for later in [*waiting, *blocks.stop()])
-                closing = b"]" if stream.eof and not stream.buffer else b""  # the tail took it
-                stream.buffer = b"[" + block.data + later + stream.buffer + closing
+                text = b"".join(later.data for later in [block, *waiting, *blocks.stop()])
+                if stream.eof and not stream.buffer:  # the tail took the `]` and added a comma
+                    text = text.removesuffix(b",\n") + b"]"
+                stream.buffer = b"[" + text + stream.buffer
                 stream.offset = block.offset - 1
                 stream.line = line_at(export, block.offset)
                 yield from _decoded(stream, number)
@@ -296,6 +302,9 @@ def every_record(
         yield from item if isinstance(item, list) else line_records(item)
 
 
+_NO_COMMA = "no comma after this entry, before the next one"
+
+
 def line_records(block: Block) -> Iterator[Record]:
     """Every record of a line-framed block, each line checked (blank lines allowed)."""
     framing = block.framing
@@ -303,7 +312,10 @@ def line_records(block: Block) -> Iterator[Record]:
     start = 0
     for line in block.data.split(b"\n"):
         text = line.strip(_SPACE)
-        if commas and text.endswith(b","):
+        if commas and text and not text.endswith(b","):
+            line_number = line_at(block.export, block.offset + start)
+            raise corrupt(block.export, line_number, _NO_COMMA)
+        if commas:
             text = text[:-1].rstrip(_SPACE)
         if text:
             if not (text.startswith(b"{") and text.endswith(b"}")):

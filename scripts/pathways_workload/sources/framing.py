@@ -27,7 +27,8 @@ _LINE_STAMP = re.compile(rb'"timestamp"[ \t]*:[ \t]*"([^"\n]*)"')
 # The first such value of each line that has one (the rest of the line is skipped).
 _FIRST_STAMP = re.compile(_LINE_STAMP.pattern + rb"[^\n]*\n")
 _LINE_ALARMS = rb"[^}\r]\n|[^}]\r\n|\n[^{]"
-_COMMA_ALARMS = rb"[^},\r]\n|[^},]\r\n|[^}],\r?\n|\n[^{]"
+# In an array, also an entry without its comma (the reader gives the last one its comma).
+_COMMA_ALARMS = rb"[^},\r]\n|[^},]\r\n|[^}],\r?\n|\n[^{]|\}\r?\n"
 # The key of an entry's time, as JSON writes it.
 KEY = b'"timestamp"'
 # The key spelt in any way JSON allows: each letter itself or its `\u` escape.
@@ -217,7 +218,8 @@ class ObjectFraming:
 
     @functools.cached_property
     def alarms(self) -> bytes:
-        """Lines at the entries' indentation other than `{`, `}`, `},`; shallower lines."""
+        """Lines at the entries' indentation other than `{` and `},` (the reader gives the
+        last entry its comma); shallower lines."""
         indent = _hex(self.indent)
         shallower = [
             b"\\n" + _hex(self.indent[:size]) + rb"[^ \t]" for size in range(len(self.indent))
@@ -225,7 +227,7 @@ class ObjectFraming:
         level = [
             rb"\n" + indent + rb"[^ \t{}]",
             rb"\n" + indent + rb"\{[^\n]",
-            rb"\n" + indent + rb"\}[^,\n]",
+            rb"\n" + indent + rb"\}[^,]",
             rb"\n" + indent + rb"\},[^\n]",
         ]
         return b"|".join(shallower + level)
