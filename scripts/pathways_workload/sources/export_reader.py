@@ -268,10 +268,10 @@ def read_export(
                 if not (found.broken and isinstance(block.framing, ObjectFraming)):
                     yield Seen(block, found)
                     continue
-                text = b"".join(later.data for later in [block, *waiting, *blocks.stop()])
+                rest = b"".join(later.data for later in [block, *waiting, *blocks.stop()])
                 if stream.eof and not stream.buffer:  # the tail took the `]` and added a comma
-                    text = text.removesuffix(b",\n") + b"]"
-                stream.buffer = b"[" + text + stream.buffer
+                    rest = rest.removesuffix(b",\n") + b"]"
+                stream.buffer = b"[" + rest + stream.buffer
                 stream.offset = block.offset - 1
                 stream.line = line_at(export, block.offset)
                 yield from _decoded(stream, number)
