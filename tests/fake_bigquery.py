@@ -38,6 +38,8 @@ class Fault:
     status: int
     message: str
     times: int
+    reason: str | None = None  # the error's reason, when not the status's usual one
+    body: bytes | None = None  # sent as is (with the status), instead of an error
 
 
 @dataclasses.dataclass
@@ -61,6 +63,7 @@ class FakeBigQuery:
         self.tables = tables
         self.location = location
         self.page_rows = 50
+        self.token_loops = False  # every page after the first points at the second again
         self.bytes_processed = 123_456_789
         self.requests: list[tuple[str, str, dict[str, Any]]] = []
         self.user_agents: list[str] = []
@@ -85,9 +88,16 @@ class FakeBigQuery:
         self._server.shutdown()
         self._server.server_close()
 
-    def fail(self, status: int, message: str, times: int = 1) -> None:
+    def fail(
+        self,
+        status: int,
+        message: str,
+        times: int = 1,
+        reason: str | None = None,
+        body: bytes | None = None,
+    ) -> None:
         with self._lock:
-            self.faults.append(Fault(status, message, times))
+            self.faults.append(Fault(status, message, times, reason, body))
 
     def take_fault(self) -> Fault | None:
         with self._lock:
@@ -217,8 +227,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if parsed.path.startswith("/$discovery/") and fake.discovery is not None:
             return self._send(200, {**fake.discovery, "rootUrl": fake.url + "/"})
         fault = fake.take_fault()
+        if fault is not None and fault.body is not None:
+            return self._send_bytes(fault.status, fault.body, "text/html")
         if fault is not None:
-            return self._error(fault.status, fault.message)
+            return self._error(fault.status, fault.message, fault.reason)
         match = _BASE.match(parsed.path)
         route = _ROUTES.get((method, _route_name(match.group(2)))) if match else None
         if match is None or route is None:
@@ -229,15 +241,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._error(refused.status, refused.message)
 
     def _send(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
+        self._send_bytes(status, json.dumps(payload).encode(), "application/json; charset=UTF-8")
+
+    def _send_bytes(self, status: int, data: bytes, kind: str) -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=UTF-8")
+        self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
-    def _error(self, status: int, message: str) -> None:
-        reason = _REASONS.get(status, "invalid")
+    def _error(self, status: int, message: str, reason: str | None = None) -> None:
+        reason = reason or _REASONS.get(status, "invalid")
         error = {
             "code": status,
             "message": message,
@@ -257,7 +271,9 @@ def _reference(job: Job) -> dict[str, Any]:
     return {"projectId": job.project, "jobId": job.job_id, "location": job.location}
 
 
-def _page(job: Job, query: dict[str, str], page_rows: int) -> dict[str, Any]:
+def _page(
+    job: Job, query: dict[str, str], page_rows: int, token_loops: bool = False
+) -> dict[str, Any]:
     start = int(query.get("pageToken") or query.get("startIndex") or 0)
     size = min(page_rows, int(query.get("maxResults") or page_rows))
     micros = query.get("formatOptions.useInt64Timestamp", "").lower() == "true"
@@ -266,7 +282,7 @@ def _page(job: Job, query: dict[str, str], page_rows: int) -> dict[str, Any]:
         "totalRows": str(len(job.values)),
     }
     if start + size < len(job.values):
-        page["pageToken"] = str(start + size)
+        page["pageToken"] = str(page_rows if token_loops else start + size)
     return page
 
 
@@ -281,7 +297,7 @@ def _jobs_query(
         "jobComplete": True,
         "schema": job.schema,
         "totalBytesProcessed": str(fake.bytes_processed),
-        **_page(job, _first_page(body, fake.page_rows), fake.page_rows),
+        **_page(job, _first_page(body, fake.page_rows), fake.page_rows, fake.token_loops),
     }
 
 
@@ -302,7 +318,7 @@ def _get_query_results(
         "jobReference": _reference(job),
         "jobComplete": True,
         "schema": job.schema,
-        **_page(job, query, fake.page_rows),
+        **_page(job, query, fake.page_rows, fake.token_loops),
     }
 
 
@@ -349,7 +365,7 @@ def _tabledata(
     fake: FakeBigQuery, project: str, rest: str, body: dict[str, Any], query: dict[str, str]
 ) -> dict[str, Any]:
     job = fake.jobs[rest.split("/")[3]]
-    return {"kind": "bigquery#tableDataList", **_page(job, query, fake.page_rows)}
+    return {"kind": "bigquery#tableDataList", **_page(job, query, fake.page_rows, fake.token_loops)}
 
 
 def _table(

@@ -119,6 +119,45 @@ def test_persistent_failure_exits_4(fake: FakeBigQuery) -> None:
 
 
 @pytest.mark.parametrize(
+    ("reason", "message"),
+    [
+        ("rateLimitExceeded", "Exceeded rate limits: too many concurrent queries for this project"),
+        ("quotaExceeded", "Quota exceeded: Your project exceeded quota for free query bytes"),
+    ],
+)
+def test_a_403_for_a_rate_or_quota_is_retried_then_exits_4(
+    fake: FakeBigQuery, reason: str, message: str
+) -> None:
+    """BigQuery answers 403 for rates and quotas too: not a missing role."""
+    fake.fail(403, message, times=1, reason=reason)
+    bigquery, err = runner(fake)
+    assert answers(bigquery.rows)[0]
+    assert err.getvalue().count("retrying") == 1
+    fake.fail(403, message, times=1000, reason=reason)
+    with pytest.raises(CloudLoggingError, match="kept failing") as raised:
+        answers(bigquery.rows)
+    assert raised.value.exit_code == 4
+
+
+def test_pages_that_loop_exit_4(fake: FakeBigQuery) -> None:
+    """A page token that comes back would page for ever."""
+    fake.token_loops = True
+    bigquery, _ = runner(fake)
+    with pytest.raises(CloudLoggingError, match="pages ran in a loop") as raised:
+        answers(bigquery.rows)
+    assert raised.value.exit_code == 4
+
+
+def test_an_answer_that_is_not_the_api_s_exits_4(fake: FakeBigQuery) -> None:
+    """A proxy's login page, with status 200."""
+    fake.fail(200, "", times=1000, body=b"<html>sign in to the proxy</html>")
+    bigquery, _ = runner(fake)
+    with pytest.raises(CloudLoggingError, match="not what its API returns") as raised:
+        answers(bigquery.rows)
+    assert raised.value.exit_code == 4
+
+
+@pytest.mark.parametrize(
     ("status", "message"),
     [
         (

@@ -5,7 +5,8 @@ google-cloud-bigquery with Application Default Credentials (none when
 first a dry run (free), whose bytes are printed; a query over
 `--max_bytes_billed` stops there. The job itself carries
 `maximum_bytes_billed`, so BigQuery refuses anything above it at no charge.
-Transient errors (429, 5xx, connection) are retried with backoff; 403, and
+Transient errors (429, 5xx, a 403 for a rate or quota, connection) are
+retried with backoff; another 403, and
 a dataset or table BigQuery cannot find, exit 3 naming the roles and the
 set-up commands; anything else that keeps failing exits 4.
 """
@@ -30,6 +31,8 @@ SCOPE = "https://www.googleapis.com/auth/bigquery"
 DATA_VIEWER = "BigQuery Data Viewer (roles/bigquery.dataViewer)"
 JOB_USER = "BigQuery Job User (roles/bigquery.jobUser)"
 TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
+# 403 reasons that mean "too much, too fast" rather than "not allowed".
+QUOTA_REASONS = frozenset({"rateLimitExceeded", "quotaExceeded"})
 _MISSING = re.compile(r"not found: (dataset|table)", re.IGNORECASE)
 # gcloud's override of the BigQuery endpoint; the client wants it without the API path.
 ENDPOINT_ENV = "CLOUDSDK_API_ENDPOINT_OVERRIDES_BIGQUERY"
@@ -73,7 +76,7 @@ class BigQueryRunner:
             labels={"tool": "pathways-workload"},
         )
         result = self._call(
-            lambda: list(
+            lambda: _every_row(
                 client.query_and_wait(
                     text, job_config=config, location=location, retry=None, job_retry=None
                 )
@@ -130,6 +133,12 @@ class BigQueryRunner:
             ) from None
         except exceptions.GoogleAPICallError as error:
             raise _failure(error, self.dataset) from None
+        except (ValueError, KeyError, IndexError) as error:  # an answer the client cannot read
+            raise CloudLoggingError(
+                f"BigQuery gave an answer that is not what its API returns "
+                f"({type(error).__name__}: {credentials.one_line(str(error))[:200]}): "
+                "is a proxy in the way? Rerun later"
+            ) from None
 
     def _on_retry(self, error: Exception, wait: float, attempt: int) -> None:
         self.err.write(
@@ -138,11 +147,35 @@ class BigQueryRunner:
         )
 
 
+def _every_row(rows: Any) -> list[Any]:
+    """Every row of a result, page after page; a page token seen before is a loop (exit 4)."""
+    found: list[Any] = []
+    seen: set[str] = set()
+    for page in rows.pages:
+        found.extend(page)
+        token = rows.next_page_token
+        if token is not None and token in seen:
+            raise CloudLoggingError(
+                f"BigQuery's pages ran in a loop (page token {token[:40]!r} came back) after "
+                f"{len(found)} rows: rerun later"
+            )
+        seen.add(token)
+    return found
+
+
 def _is_transient(error: Exception) -> bool:
     code = getattr(error, "code", None)
     if isinstance(code, int) and code in TRANSIENT_STATUS:
         return True
+    if code == 403 and _reasons(error) & QUOTA_REASONS:  # BigQuery's 403 for rates and quotas
+        return True
     return type(error).__name__ in ("ConnectionError", "ChunkedEncodingError", "Timeout")
+
+
+def _reasons(error: Exception) -> set[str]:
+    """The `reason` of each of an API error's details."""
+    details = getattr(error, "errors", None) or []
+    return {str(item.get("reason")) for item in details if isinstance(item, dict)}
 
 
 def _failure(error: Any, dataset: Dataset) -> ToolError:
