@@ -14,7 +14,8 @@ Tests can inject failures (429 with the real quota message, 500, 503, 401,
 gzip but is not, a page whose entries are not objects), a latency per
 request, partial-scan pages (no entries but a token; `partial_pages` of them
 before every page of entries), a token that never advances
-(`repeat_tokens`), and an empty-string `nextPageToken` on the last page. It
+(`repeat_tokens`), pages that repeat the previous page's last `overlap`
+entries, and an empty-string `nextPageToken` on the last page. It
 also serves an OAuth token endpoint (`/token`, answered with `token_reply`),
 for credentials whose `token_uri` points here. It counts requests and how many
 it answered at once. Unknown paths (gcloud may probe others) get a 404 and
@@ -106,6 +107,7 @@ class FakeLogging:
         self.page_cap: int | None = None
         self.partial_pages = 0
         self.repeat_tokens = False
+        self.overlap = 0  # each page after the first repeats the previous page's last entries
         self.empty_last_token = False
         self.token_reply: tuple[int, str, str] = TOKEN_OK
         self.token_requests = 0
@@ -188,8 +190,9 @@ class FakeLogging:
             return {"nextPageToken": _token(key, offset, partial - 1)}
         matching = self._matching(str(body.get("filter", "")), names, order)
         page: dict[str, Any] = {}
-        if matching[offset : offset + size]:
-            page["entries"] = matching[offset : offset + size]
+        first = max(offset - self.overlap, 0)
+        if matching[first : offset + size]:
+            page["entries"] = matching[first : offset + size]
         if self.repeat_tokens and token:
             page["nextPageToken"] = token
         elif offset + size < len(matching):

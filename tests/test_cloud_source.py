@@ -153,17 +153,39 @@ def test_partial_scan_pages_between_pages_of_entries_are_followed(fake: FakeLogg
     assert [e["insertId"] for e in result.entries] == [f"n{i:05d}" for i in range(MANY)]
 
 
-def test_too_many_partial_scan_pages_after_entries_stop_the_read(fake: FakeLogging) -> None:
-    """Only empty pages count: three of them end the read, the entries found are not a result."""
-    fake.partial_pages = 1
+def test_partial_scan_pages_count_only_in_a_row(fake: FakeLogging) -> None:
+    """Two empty pages before each page of entries: the read makes progress, and ends."""
+    fake.partial_pages = 2
+    (result,) = source(max_empty_pages=3).run([fetch(MANY)])
+    assert (len(result.entries), result.truncated, result.requests) == (MANY, False, 9)
+
+
+def test_too_many_partial_scan_pages_in_a_row_stop_the_read(fake: FakeLogging) -> None:
+    """Three empty pages in a row end the read; the entries found are not a result."""
+    fake.partial_pages = 3
     with pytest.raises(CloudLoggingError) as raised:
         source(max_empty_pages=3).run([fetch(MANY)])
     assert str(raised.value) == (
         'the query "everything, 3000 asc": Cloud Logging had not finished scanning after '
-        "5 pages (3 of them empty); the 2000 entries found so far are incomplete: narrow the "
-        "window (--duration) or the workload flags, then rerun"
+        "3 pages and found nothing yet; narrow the window (--duration) or the workload "
+        "flags, then rerun"
     )
-    assert fake.list_requests == 5
+    assert fake.list_requests == 3
+
+
+def test_an_entry_a_page_repeats_counts_once(fake: FakeLogging) -> None:
+    """Pages overlap by five entries: the limit is met with distinct entries."""
+    fake.overlap = 5
+    (result,) = source().run([fetch(2500)])
+    assert [e["insertId"] for e in result.entries] == [f"n{i:05d}" for i in range(2500)]
+
+
+def test_a_refused_later_page_is_a_failure_not_a_bad_filter(fake: FakeLogging) -> None:
+    """Page 2 answered 400 after page 1 took the filter: its token, exit 4."""
+    fake.fail(400, times=None, after=1)
+    with pytest.raises(CloudLoggingError, match="refused page 2 of") as raised:
+        source().run([fetch(2500)])
+    assert raised.value.exit_code == 4
 
 
 def test_short_pages_with_a_token_are_followed_however_many(fake: FakeLogging) -> None:

@@ -9,7 +9,9 @@ Each page request is retried on 429, 5xx and connection errors with backoff,
 resuming from its page token; all requests of a source draw from one budget
 well under the project's 60 requests per minute. A read that does not end is
 stopped with CloudLoggingError: a token sent twice, too many partial-scan
-(empty) pages, or more pages than any honest read of the limit needs.
+(empty) pages in a row, or more pages than any honest read of the limit
+needs. An entry a page repeats (same log, insertId and time) is kept once, as
+within one page, so a limit counts distinct entries.
 Responses that are not what the API sends are CloudLoggingError too. The
 access token is fetched before the first query, so a failing token endpoint
 is told apart from bad credentials. Independent fetches run concurrently.
@@ -29,6 +31,7 @@ from typing import Any, TextIO
 
 from pathways_workload import USAGE_TOKENS
 from pathways_workload.errors import CloudLoggingError, ToolError, UsageError
+from pathways_workload.shaping import identity
 from pathways_workload.sources import credentials
 from pathways_workload.sources.base import Entry, Fetch, Result
 from pathways_workload.sources.retry import Backoff, GaveUp, RequestBudget, retrying
@@ -79,7 +82,8 @@ class _Scan:
     sent: set[str] = dataclasses.field(default_factory=set)
     pages: int = 0
     requests: int = 0
-    empty_pages: int = 0
+    empty_pages: int = 0  # the last pages that were empty, in a row
+    seen: set[tuple[str, str, str]] = dataclasses.field(default_factory=set)
 
     @property
     def purpose(self) -> str:
@@ -117,9 +121,12 @@ class _Scan:
                 f"page {self.pages}): it is paging in a loop; {OUTAGE_ADVICE}"
             )
         self.token = token
-        self.entries.extend(entries)
-        if not entries:
-            self.empty_pages += 1
+        self.empty_pages = 0 if entries else self.empty_pages + 1
+        for entry in entries:
+            key = identity(entry)
+            if key not in self.seen:
+                self.seen.add(key)
+                self.entries.append(entry)
 
     def more_needed(self) -> bool:
         if self.pages == 0:
@@ -377,7 +384,7 @@ def _unfinished(scan: _Scan) -> CloudLoggingError:
     if not scan.entries:
         return CloudLoggingError(f"{what} and found nothing yet; {advice}")
     return CloudLoggingError(
-        f"{what} ({scan.empty_pages} of them empty); the {len(scan.entries)} entries found "
+        f"{what} (the last {scan.empty_pages} empty); the {len(scan.entries)} entries found "
         f"so far are incomplete: {advice}"
     )
 
@@ -424,6 +431,12 @@ def _gave_up(scan: _Scan, gave_up: GaveUp) -> CloudLoggingError:
 def _failed(project: str, scan: _Scan, error: Exception) -> ToolError:
     """Map an HTTP error that is not retried: 400 bad filter, 401/403 access, the rest."""
     code = getattr(error, "code", None)
+    if code == 400 and scan.pages:  # its filter was taken: the page token was not
+        return CloudLoggingError(
+            f'Cloud Logging refused page {scan.pages + 1} of "{scan.purpose}" after taking '
+            f"its filter ({_server_message(error)}): the page token expired or was refused; "
+            "rerun"
+        )
     if code == 400:
         return UsageError(
             f'Cloud Logging rejected the filter of "{scan.purpose}": {_server_message(error)}'
