@@ -46,6 +46,7 @@ def test_a_cascade_names_the_first_host_and_every_failing_host(name: str, budget
     assert report["lead_host"]["pod"] == planted.root_pod
     assert {host["pod"] for host in report["failing_hosts"]} == planted.failing_pods
     assert report["failing_hosts_missing"] is None
+    assert report["quiet_hosts_missing"] is None
     assert report["requests"] <= budget
     assert report["requests"] == sum(check["requests"] for check in report["checks"])
 
@@ -102,6 +103,32 @@ def test_the_cloud_and_the_export_agree_and_count_the_same_requests(
         assert fake.list_requests == cloud["requests"] == offline["requests"]
     assert cloud["root_cause"] == offline["root_cause"]
     assert cloud["failing_hosts"] == offline["failing_hosts"]
+
+
+@pytest.mark.parametrize(("name", "cap"), [("cascade-1024", 100), ("silent-hang-1024", 100)])
+def test_a_server_sending_short_pages_costs_no_more_requests(
+    name: str, cap: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages of 100 entries (Cloud Logging may send fewer than asked): the budget holds,
+    and the report says which crash lines or last lines it left unread."""
+    _, planted = export(name)
+    unlimited = retry.RequestBudget(per_minute=10**9, burst=10**6)
+    monkeypatch.setattr(cloud_source, "RequestBudget", lambda: unlimited)
+    with FakeLogging(_entries(name)) as fake:
+        fake.page_cap = cap
+        point_at(monkeypatch, fake)
+        code, out, err = run_cli(
+            "--project=pw-demo", *planted.target(), "--action=triage", "--format=json", "--execute"
+        )
+        assert code == 0, err
+        report = json.loads(out)
+        assert fake.list_requests == report["requests"] <= 25
+    root = report["root_cause"]
+    if name.startswith("cascade"):
+        assert root["pod"] == planted.root_pod
+        assert report["failing_hosts_missing"] is not None
+    else:  # the quiet host's lines were not all read: the report must not keep quiet
+        assert root["pod"] == planted.root_pod or report["quiet_hosts_missing"] is not None
 
 
 @pytest.mark.parametrize("action", ["pods", "neighbors"])

@@ -67,8 +67,10 @@ def _evidence(root: dict[str, Any]) -> list[str]:
 
 def _root_cause(report: dict[str, Any]) -> list[str]:
     root = report["root_cause"]
+    missing = report["quiet_hosts_missing"]
+    unread = [f"Incomplete: {missing}"] if missing else []
     if root is not None:
-        return [*_failure_lines(root), *_evidence(root)]
+        return [*_failure_lines(root), *unread, *_evidence(root)]
     last = report["last_lines"]
     text = [f"No error and no hang found. Last line of {len(last)} containers (latest first):"]
     latest = sorted(last, key=lambda row: str(row["timestamp"]), reverse=True)
@@ -76,7 +78,8 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
         f"- {row['timestamp']} {row['where']}: {_cut(_first_line(row['message']))}"
         for row in latest[:MOST_ROWS]
     ]
-    return text + ([f"- … and {len(last) - MOST_ROWS} more"] if len(last) > MOST_ROWS else [])
+    more = [f"- … and {len(last) - MOST_ROWS} more"] if len(last) > MOST_ROWS else []
+    return text + more + unread
 
 
 def _failures(report: dict[str, Any]) -> list[str]:

@@ -27,7 +27,9 @@ class Fetch:
     latest) `per_source` entries of every source (container, node, instance),
     and with `source_last` each source's last entry too (`--first_per_pod`). An
     engine that can aggregate where the entries are (SQL) answers that instead
-    of pages.
+    of pages. `max_requests`, when set, caps the requests the read may take
+    (a budgeted run): short pages from the server then cut it short (truncated)
+    instead of costing more requests.
     """
 
     query: Query
@@ -37,6 +39,7 @@ class Fetch:
     until: Callable[[Sequence[Entry]], bool] | None = None
     per_source: int = 0
     source_last: bool = False
+    max_requests: int = 0
 
 
 @dataclasses.dataclass

@@ -133,6 +133,8 @@ class _Scan:
             return True
         if self.token is None or len(self.entries) >= self.fetch.limit:
             return False
+        if self.fetch.max_requests and self.requests >= self.fetch.max_requests:
+            return False
         return self.fetch.until is None or not self.fetch.until(self.entries)
 
     def result(self) -> Result:

@@ -15,7 +15,7 @@ from pathways_workload.terms import RECOVERY_TERMS, USER_CONTAINERS, WORKER_CONT
 from pathways_workload.timestamps import format_timestamp_ns
 from pathways_workload.tracebacks import is_header
 from pathways_workload.triage import rules, timeline, versions
-from pathways_workload.triage.answers import MISSING_CRASHES, TriageResults
+from pathways_workload.triage.answers import MISSING_CRASHES, UNSEEN_HOSTS, TriageResults
 from pathways_workload.triage.evidence import (
     HEAD_LOGS,
     Evidence,
@@ -24,7 +24,7 @@ from pathways_workload.triage.evidence import (
     symptom_of,
     with_tracebacks,
 )
-from pathways_workload.triage.fetches import PROGRESS_TERM
+from pathways_workload.triage.fetches import PROGRESS_TERM, TAIL
 from pathways_workload.triage.grouping import symptom_groups
 from pathways_workload.triage.hosts import (
     HOST_CONTAINERS,
@@ -231,6 +231,29 @@ def crash_coverage(found: TriageResults) -> str | None:
     )
 
 
+def quiet_coverage(found: TriageResults) -> str | None:
+    """None when the last line of every pod (and of every host the labels say exist) was
+    read; else how many were left unread within the request budget, and what that means."""
+    tail = [r for r in found.latest if r.fetch.name == TAIL]
+    if not tail or not tail[-1].truncated:
+        return None
+    shape = found.shape()
+    seen = {pod for pod in map(pod_of, found.latest_lines()) if pod}
+    pods = len(shape.pods - seen)
+    unseen = [r for r in found.latest if r.fetch.name == UNSEEN_HOSTS]
+    hosts = shape.unseen_hosts()
+    hosts_unread = len(hosts) if hosts and (not unseen or any(r.truncated for r in unseen)) else 0
+    if not pods and not hosts_unread:
+        return None
+    unread = [f"{pods} pods"] if pods else []
+    unread += [f"{hosts_unread} hosts that showed no line"] if hosts_unread else []
+    return (
+        f"the last lines of {' and '.join(unread)} were not read within the request budget: "
+        "one of them may have gone quiet first (narrow the window, or read them with "
+        "--action=workers)"
+    )
+
+
 def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     """The report's findings (everything but the checks)."""
     nodes = set(nodes_from(found.events + found.crashes + found.startup + found.latest))
@@ -250,6 +273,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
         "failing_hosts": hosts,
         "origin_hosts": [row["pod"] for row in hosts if not row["downstream"]],
         "failing_hosts_missing": crash_coverage(found),
+        "quiet_hosts_missing": quiet_coverage(found),
         "lead_host": hosts[0] if hosts else None,
         "lowest_indexed_host": lowest_indexed(hosts),
         "workload_nodes": sorted(nodes),

@@ -12,6 +12,7 @@ minute).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 
 from pathways_workload import filters, labels, selectors, terms
@@ -22,6 +23,7 @@ from pathways_workload.describe import container_of, message, pod_of
 from pathways_workload.plan import PrintNote, Results, Stage
 from pathways_workload.query import Request
 from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
+from pathways_workload.sources.paging import pages_needed
 from pathways_workload.triage import fetches
 from pathways_workload.triage.answers import (
     CRASH_NAMES,
@@ -183,19 +185,21 @@ def _suspects(request: Request, results: Results, pages: int) -> list[Fetch]:
             pages,
         )
     unseen = shape.unseen_hosts()
-    if unseen and pages > len(found):
-        for _, text in filters.split_to_fit(unseen, _host_clause)[: pages - len(found)]:
-            found.append(
-                fetch(
-                    request,
-                    UNSEEN_HOSTS,
-                    "the last line of hosts the labels say exist but no line showed",
-                    selectors.container_lines(request.target),
-                    text,
-                    limit=len(unseen) * SUSPECT_LINES,
-                    order="desc",
-                )
+    left = pages - sum(pages_needed(asked.limit) for asked in found)
+    chunks = filters.split_to_fit(unseen, _host_clause)[: max(0, left)] if unseen else []
+    share = max(1, left // max(1, len(chunks)))
+    for _, text in chunks:
+        found.append(
+            fetch(
+                request,
+                UNSEEN_HOSTS,
+                "the last line of hosts the labels say exist but no line showed",
+                selectors.container_lines(request.target),
+                text,
+                limit=min(len(unseen) * SUSPECT_LINES, share * PAGE_SIZE),
+                order="desc",
             )
+        )
     return found
 
 
@@ -276,8 +280,25 @@ def _probes_ahead(request: Request) -> list[Fetch]:
     return probes.probe_fetches(request, probes.ALL_KINDS)
 
 
+def _within_pages(fetches: list[Fetch]) -> list[Fetch]:
+    """Each fetch held to the requests its limit needs at full pages, so that a server
+    sending short pages cuts the reads short (truncated) rather than the budget."""
+    return [dataclasses.replace(f, max_requests=pages_needed(f.limit)) for f in fetches]
+
+
 STAGES = (
-    Stage(lambda request, _: fetches.triage_fetches(request), anticipate=_probes_ahead),
-    Stage(second_stage, required=False, print_note=READ_ON_NOTE),
-    Stage(third_stage, required=False, print_note=TRACEBACK_NOTE),
+    Stage(
+        lambda request, _: _within_pages(fetches.triage_fetches(request)),
+        anticipate=lambda request: _within_pages(_probes_ahead(request)),
+    ),
+    Stage(
+        lambda request, results: _within_pages(second_stage(request, results)),
+        required=False,
+        print_note=READ_ON_NOTE,
+    ),
+    Stage(
+        lambda request, results: _within_pages(third_stage(request, results)),
+        required=False,
+        print_note=TRACEBACK_NOTE,
+    ),
 )

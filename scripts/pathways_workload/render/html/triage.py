@@ -204,8 +204,8 @@ def _hosts(report: dict[str, Any]) -> str:
     hosts = [lane for lane in lanes if lane["lane"] == "host"]
     shown = [lane for lane in hosts if lane.get("failed") or lane.get("quiet")]
     shown.sort(key=lambda lane: str(_first_error(lane).get("timestamp") or lane.get("last_line")))
-    missing = report.get("failing_hosts_missing")
-    body = f'<p class="warn">{text(missing)}</p>' if missing else ""
+    missing = [report.get("failing_hosts_missing"), report.get("quiet_hosts_missing")]
+    body = "".join(f'<p class="warn">{text(said)}</p>' for said in missing if said)
     body += (
         '<p class="meta">Earliest first.<span class="js-only"> Click a heading to sort.</span></p>'
     )
