@@ -90,6 +90,31 @@ def test_a_flag_given_an_empty_value_exits_2_naming_it(flag: str, value: str) ->
     )
 
 
+@pytest.mark.parametrize(
+    ("argv", "start"),
+    [
+        (("--action=errors", "--commands_out=out.txt"), "error: --commands_out shows the commands"),
+        (("--action=pods", "--verbose"), "error: --verbose shows the commands"),
+        (("--action=versions", "--verbose"), "error: --verbose shows the commands"),
+        (("--action=triage", "--commands_out=-"), "error: --commands_out=-: give a file"),
+    ],
+)
+def test_flags_about_a_report_s_checks_need_such_a_report(
+    argv: tuple[str, ...], start: str
+) -> None:
+    """Silently ignored, or written to a file named `-`, they would mislead."""
+    code, out, err = run_cli("--jobset_name=gemma-train", f"--logs_file={INCIDENT}", *argv)
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1].startswith(start)
+    assert not (ROOT / "-").exists() and not (ROOT / "out.txt").exists()
+
+
+def test_flags_about_checks_in_print_mode_say_the_commands_are_printed() -> None:
+    code, out, err = run_cli("--action=triage", *BASE, "--verbose")
+    assert (code, out) == (2, "")
+    assert "add --execute or --logs_file=PATH" in err.splitlines()[-1]
+
+
 def test_a_full_disk_is_one_line_and_exit_74() -> None:
     with open("/dev/full", "w") as full:
         done = subprocess.run(

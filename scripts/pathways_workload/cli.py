@@ -174,6 +174,27 @@ def _check_html(action: Action, printing: bool) -> None:
         )
 
 
+def _check_report_flags(args: argparse.Namespace, action: Action) -> None:
+    """--commands_out and --verbose show the queries a report's checks ran: they go with an
+    action whose report has checks, in a run that reads entries."""
+    for flag, given in (("--commands_out", args.commands_out), ("--verbose", args.verbose)):
+        if not given:
+            continue
+        if not action.reports_checks or (flag == "--verbose" and action.name != "triage"):
+            which = "--action=triage or versions" if flag == "--commands_out" else "triage"
+            raise UsageError(
+                f"{flag} shows the commands of a report's checks: it goes with {which} "
+                "(print mode prints every command)"
+            )
+        if not _reads_entries(args, action):
+            raise UsageError(
+                f"{flag} shows what a run checked: add --execute or --logs_file=PATH (without "
+                "them the commands are printed anyway)"
+            )
+    if args.commands_out == "-":
+        raise UsageError("--commands_out=-: give a file (standard output holds the report)")
+
+
 def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> int:
     action = ACTIONS[args.action]
     tgt = target.from_flags(target_flags(args))
@@ -182,6 +203,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
     engine = _engine(args, action, tgt.project)
     if args.format == "html":
         _check_html(action, not _reads_entries(args, action))
+    _check_report_flags(args, action)
     with ExitStack() as stack:
         source, window, settle = _source_and_window(args, action, tgt, engine, clock, err, stack)
         if settle is None:

@@ -40,6 +40,7 @@ class Action:
     default_severity: str = "DEFAULT"
     needs_workload: bool = True
     runs_without_execute: bool = False
+    reports_checks: bool = False  # its report lists the queries it ran (--commands_out)
 
     def request_for(self, request: Request) -> Request:
         """The request with this action's severity floor unless --min_severity says otherwise."""
@@ -189,6 +190,7 @@ ACTIONS: dict[str, Action] = {
             present_triage,
             TriageReport,
             default_severity="CRITICAL",
+            reports_checks=True,
         ),
         Action(
             "versions",
@@ -196,6 +198,7 @@ ACTIONS: dict[str, Action] = {
             single(lambda request: [triage.startup_fetch(request), triage.events_fetch(request)]),
             present_versions,
             TableReport,
+            reports_checks=True,
         ),
         Action(
             "pods",
