@@ -422,3 +422,26 @@ def test_the_fast_path_changes_nothing_on_text_logs(tmp_path: Path, name: str) -
         ]
         assert answers[0] == answers[1]
         assert any(entries for entries, _ in answers[0])
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("2026-08-09t08:38:16.5z", "2026-08-09T08:38:16.5Z"),
+        ("2026-08-09T08:38:16.1234567891234Z", "2026-08-09T08:38:16.123456789Z"),
+        ("2026-08-09T10:38:16+02:00", "2026-08-09T08:38:16Z"),
+    ],
+)
+def test_every_rfc3339_spelling_of_a_line_s_time_is_read(
+    tmp_path: Path, written: str, read: str
+) -> None:
+    """As in JSON exports: lowercase letters, a fraction past nanoseconds, an offset."""
+    log = write(tmp_path / "one.log", f"[pod/rl-actor-0-abcde/main] {written} Check failed: x\n")
+    entries = json_entries(
+        f"--logs_file={log}",
+        "--start_time=2026-08-09T08:00:00Z",
+        "--end_time=2026-08-09T09:00:00Z",
+        "--action=query",
+        "--filter=resource.type=k8s_container",
+    )
+    assert [(e["timestamp"], e["textPayload"]) for e in entries] == [(read, "Check failed: x")]

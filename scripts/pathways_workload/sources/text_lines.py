@@ -5,8 +5,9 @@
   addPrefixIfNeeded: `fmt.Sprintf("[pod/%s/%s] ", ...)`).
 - `--timestamps` makes the kubelet write the time the runtime recorded the line
   and a space before it (`pkg/kubelet/kuberuntime/logs/logs.go`, in
-  `types.RFC3339NanoFixed`: `2006-01-02T15:04:05.000000000Z07:00`). Shorter
-  fractions and offsets are accepted too.
+  `types.RFC3339NanoFixed`: `2006-01-02T15:04:05.000000000Z07:00`). Whatever
+  else RFC 3339 allows is read too, as in JSON exports: shorter or longer
+  fractions (past nanoseconds cut), offsets, a lowercase `t` or `z`.
 - A glog or absl header is `Lmmdd hh:mm:ss.uuuuuu threadid file:line] `, the
   thread id space-padded (golang/glog `glog.go`, google/glog `logging.h`). It
   carries no year. GKE's logging agent takes such a header apart: the letter
@@ -23,8 +24,8 @@ from pathways_workload.timestamps import NANOS_PER_SECOND, parse_timestamp_ns
 
 _PREFIX_RE = re.compile(r"\[pod/([^/\]\s]+)/([^/\]\s]*)\] ")
 _STAMP_RE = re.compile(
-    r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?"
-    r"(?:Z|[+-][0-9]{2}:[0-9]{2}))(?: |$)"
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
+    r"(?:[Zz]|[+-][0-9]{2}:[0-9]{2}))(?: |$)"
 )
 _GLOG_RE = re.compile(
     r"([IWEF])([0-9]{2})([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{6}) +[0-9]+ "
