@@ -115,6 +115,12 @@ def test_flags_about_checks_in_print_mode_say_the_commands_are_printed() -> None
     assert "add --execute or --logs_file=PATH" in err.splitlines()[-1]
 
 
+def test_a_bad_workload_name_is_quoted_as_given() -> None:
+    code, out, err = run_cli("--action=errors", "--project=pw-demo", "--workload=jobset:a:b")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1].startswith("error: --workload='jobset:a:b': not a valid name")
+
+
 def test_a_full_disk_is_one_line_and_exit_74() -> None:
     with open("/dev/full", "w") as full:
         done = subprocess.run(

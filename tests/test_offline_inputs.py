@@ -7,9 +7,11 @@ person could reasonably make from one) is read.
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
 import json
+import lzma
 import os
 import re
 import subprocess
@@ -512,3 +514,15 @@ def test_an_indented_array_read_on_after_its_framing_breaks_keeps_its_last_entry
     code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
     assert code == 0, err
     assert _messages(out) == ["Check failed: one", "Check failed: two"]
+
+
+@pytest.mark.parametrize(
+    ("compress", "name"),
+    [(bz2.compress, "bzip2"), (lzma.compress, "xz")],
+)
+def test_another_compression_is_named(tmp_path: Path, compress: Any, name: str) -> None:
+    path = tmp_path / "export.json.z"
+    path.write_bytes(compress(_lines_text(_entries()).encode()))
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert (code, out) == (5, "")
+    assert err.splitlines()[-1].startswith(f"error: {path}: compressed with {name}; decompress")

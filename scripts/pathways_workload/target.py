@@ -62,11 +62,15 @@ class TargetFlags:
     container_names: Sequence[str] = ()
 
 
-def check_name(flag: str, value: str, pattern: re.Pattern[str] = _KUBE_NAME_RE) -> str:
-    """Refuse names that Kubernetes would not accept (quotes, spaces, parentheses...)."""
+def check_name(
+    flag: str, value: str, pattern: re.Pattern[str] = _KUBE_NAME_RE, given: str | None = None
+) -> str:
+    """Refuse names that Kubernetes would not accept (quotes, spaces, parentheses...);
+    `given` is the flag's whole value when the name is only part of it."""
     if len(value) > 253 or not pattern.fullmatch(value):
+        said = given if given is not None else value
         raise UsageError(
-            f"--{flag}={value!r}: not a valid name; use lowercase letters, digits, '-' and '.'"
+            f"--{flag}={said!r}: not a valid name; use lowercase letters, digits, '-' and '.'"
         )
     return value
 
@@ -91,7 +95,7 @@ def parse_workload(spec: str) -> Workload:
             f"--workload={spec!r}: use KIND:NAME with KIND one of {', '.join(WORKLOAD_KINDS)}"
         )
     pattern = _POD_PREFIX_RE if kind == "pod" else _KUBE_NAME_RE
-    return Workload(kind, check_name("workload", name, pattern))
+    return Workload(kind, check_name("workload", name, pattern, given=spec))
 
 
 def check_pod_prefix(value: str) -> str:

@@ -91,7 +91,22 @@ class Seen(Generic[LookedT]):
 Decoded = list[Record]
 
 
+# Compressed files other than gzip, by their first bytes.
+_OTHER_COMPRESSIONS = (
+    (b"BZh", "bzip2", "bunzip2 -k"),
+    (b"\xfd7zXZ\x00", "xz", "unxz -k"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"),
+    (b"PK\x03\x04", "zip", "unzip"),
+)
+
+
 def _refuse_foreign_encoding(export: ExportFile, head: bytes) -> None:
+    for magic, compression, command in _OTHER_COMPRESSIONS:
+        if head.startswith(magic):
+            raise InputFileError(
+                f"{export.name}: compressed with {compression}; decompress it first (e.g. "
+                f"{command} {export.name}): gzip is the one compression read as is"
+            )
     name = next((name for bom, name in _FOREIGN_BOMS if head.startswith(bom)), None)
     if name is None and len(head) >= 4:
         name = _FOREIGN_ZEROS.get(tuple(byte == 0 for byte in head[:4]))  # type: ignore[arg-type]
@@ -152,9 +167,9 @@ def _is_text(stream: Stream, text: TextLogs) -> bool:
 def sniff(stream: Stream, text: TextLogs | None = None) -> Layout | None:
     """The export's layout, the buffer then at its first byte of JSON (or of text logs, which
     `text` says how to tell); None: an empty file."""
-    while len(stream.buffer) < 4 and stream.more(SNIFF_BYTES):
+    while len(stream.buffer) < 6 and stream.more(SNIFF_BYTES):
         pass
-    _refuse_foreign_encoding(stream.export, stream.buffer[:4])
+    _refuse_foreign_encoding(stream.export, stream.buffer[:6])
     if stream.buffer.startswith(_BOM):
         stream.drop(len(_BOM), count_lines=True)
     while not stream.buffer.lstrip(_SPACE) and stream.more(SNIFF_BYTES):
