@@ -6,6 +6,7 @@ Nothing past this module sees the argparse namespace.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -19,6 +20,9 @@ from pathways_workload.sources.text_logs import FORMATS
 from pathways_workload.window import WindowFlags
 
 ENGINES = ("logging", "analytics")
+# BigQuery locations: multi-regions (US, EU) and regions (us-east5, europe-west4).
+_BQ_LOCATION = re.compile(r"[A-Za-z]{2,}(?:-[a-z]+[0-9]+)?")
+MAX_INT64 = 2**63 - 1
 REPEAT_HINTS = {
     "jobset_name": "for several workloads use --workload=jobset:A --workload=jobset:B",
     "lws_name": "for several workloads use --workload=lws:A --workload=lws:B",
@@ -363,6 +367,18 @@ def analytics_flags(args: argparse.Namespace) -> Dataset | None:
             if value is not None:
                 raise UsageError(f"{flag} goes with --engine=analytics")
         return None
+    if args.billing_project is not None:
+        target.check_project(args.billing_project, "--billing_project")
+    if args.analytics_location is not None and not _BQ_LOCATION.fullmatch(args.analytics_location):
+        raise UsageError(
+            f"--analytics_location={args.analytics_location!r}: not a BigQuery location, "
+            "e.g. US, EU or us-east5"
+        )
+    if (args.max_bytes_billed or 0) > MAX_INT64:
+        raise UsageError(
+            f"--max_bytes_billed={args.max_bytes_billed}: more than BigQuery takes "
+            f"(at most {MAX_INT64})"
+        )
     return Dataset(
         dataset=args.analytics_dataset,
         billing_project=args.billing_project or args.project,

@@ -75,9 +75,9 @@ def check_name(
     return value
 
 
-def check_project(value: str) -> str:
+def check_project(value: str, flag: str = "--project") -> str:
     if not _PROJECT_RE.fullmatch(value):
-        raise UsageError(f"--project={value!r}: not a Google Cloud project id, e.g. my-project")
+        raise UsageError(f"{flag}={value!r}: not a Google Cloud project id, e.g. my-project")
     return value
 
 

@@ -150,6 +150,18 @@ def test_the_log_analytics_page_gets_the_same_sql_for_its_view() -> None:
             ("--analytics_dataset=p.d", "--analytics_location=US", "--log_view=p.global.b"),
             "error: --log_view='p.global.b': expected PROJECT.LOCATION.BUCKET.VIEW",
         ),
+        (
+            ("--analytics_dataset=p.d", "--analytics_location=US", "--billing_project=x $(id)"),
+            "error: --billing_project='x $(id)': not a Google Cloud project id, e.g. my-project",
+        ),
+        (
+            ("--analytics_dataset=p.d", "--analytics_location=U$S"),
+            "error: --analytics_location='U$S': not a BigQuery location, e.g. US, EU or us-east5",
+        ),
+        (
+            ("--analytics_dataset=p.d", "--analytics_location=US", f"--max_bytes_billed={2**63}"),
+            f"error: --max_bytes_billed={2**63}: more than BigQuery takes (at most {2**63 - 1})",
+        ),
     ],
 )
 def test_missing_or_bad_addresses_exit_2_naming_their_flag(
