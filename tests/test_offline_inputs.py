@@ -526,3 +526,17 @@ def test_another_compression_is_named(tmp_path: Path, compress: Any, name: str) 
     code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
     assert (code, out) == (5, "")
     assert err.splitlines()[-1].startswith(f"error: {path}: compressed with {name}; decompress")
+
+
+def test_a_closed_standard_input_is_named_as_closed() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), *ERRORS, "--logs_file=-"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(0),  # the child starts with no standard input
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        "error: --logs_file=- reads standard input, which is closed: pipe an export in"
+    )

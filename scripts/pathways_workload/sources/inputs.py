@@ -99,7 +99,9 @@ def _spooled(name: str, stream: IO[bytes]) -> ExportFile:
 
 
 def _stdin() -> ExportFile:
-    if sys.stdin is None or sys.stdin.isatty():
+    if sys.stdin is None:
+        raise UsageError("--logs_file=- reads standard input, which is closed: pipe an export in")
+    if sys.stdin.isatty():
         raise UsageError(
             "--logs_file=- reads standard input, which is a terminal: pipe an export in"
         )
