@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 
 from pathways_workload.errors import InputFileError
 from pathways_workload.lql import compile_filter
+from pathways_workload.sources import export_reader
 from pathways_workload.sources.export_reader import Block
 from pathways_workload.sources.framing import NO_STAMP, Framing, LineFraming, ObjectFraming
-from pathways_workload.sources.inputs import ExportFile
+from pathways_workload.sources.inputs import ExportFile, export_files
 from pathways_workload.sources.scan import BlockScanner, _options
 from tests.helpers import container_entry, run_cli
 from tests.lql.strategies import constrained_filters, log_entries
@@ -313,3 +314,25 @@ def test_raw_utf8_text_folds_like_the_engine(tmp_path: Path) -> None:
         )
         assert code == 0, err
         assert "ＣＯＮＦＩＧ ﬁle missing" in out
+
+
+@pytest.mark.parametrize("framing", ["gcloud", "per-line"])
+def test_an_array_s_last_entry_waits_for_the_end_and_breaks_no_block(
+    tmp_path: Path, framing: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every block holds entries that end with their comma (the last entry is the end's, with
+    the comma the reader gives it), so a well-formed array is never read the slow way."""
+    monkeypatch.setattr(export_reader, "READ_BYTES", 1 << 12)
+    entries = [container_entry("Check failed" if i % 10 == 0 else "fine") for i in range(400)]
+    if framing == "gcloud":
+        text = json.dumps(entries, indent=2) + "\n"
+    else:
+        text = "[\n" + ",\n".join(json.dumps(entry) for entry in entries) + "\n]\n"
+    path = tmp_path / "export.json"
+    path.write_text(text)
+    (export,) = export_files([str(path)])
+    scanner = BlockScanner([compile_filter('textPayload:"check failed"')])
+    seen = list(export_reader.read_export(export, 0, scanner.look))
+    assert len(seen) > 3
+    assert not any(item.look.broken for item in seen)
+    assert sum(len(item.look.candidates) for item in seen) == len(entries) // 10

@@ -306,18 +306,15 @@ class ObjectFraming:
         return block.startswith(self.indent + b"{\n")
 
     def cut(self, data: bytes | bytearray, size: int | None = None) -> int:
-        """The end of the last whole record in the first `size` bytes of `data` (0: none)."""
+        """The end of the last whole record in the first `size` bytes of `data` (0: none).
+
+        A record is whole once its comma is seen: the last one and the closing `]` stay
+        for the end of the export.
+        """
         size = len(data) if size is None else size
-        close = b"\n" + self.indent + b"}"
+        close = b"\n" + self.indent + b"},\n"
         position = data.rfind(close, 0, size)
-        while position >= 0:
-            after = position + len(close)
-            if data[after : min(after + 1, size)] == b"\n":
-                return after + 1
-            if data[after : min(after + 2, size)] == b",\n":
-                return after + 2
-            position = data.rfind(close, 0, position)
-        return 0
+        return position + len(close) if position >= 0 else 0
 
     def start(self, block: bytes, position: int) -> int:
         found = block.rfind(b"\n" + self.indent + b"{\n", 0, position)
