@@ -253,15 +253,20 @@ STREAMS = """\
 """
 
 
-def test_times_severities_and_order_of_prefixed_lines(tmp_path: Path) -> None:
-    log = write(tmp_path / "streams.log", STREAMS)
-    entries = json_entries(
+def _container_lines(log: Path) -> list[dict[str, Any]]:
+    """Every container line of a transcript of 2026-08-09 08:00 to 09:00, as entries."""
+    return json_entries(
         f"--logs_file={log}",
         "--start_time=2026-08-09T08:00:00Z",
         "--end_time=2026-08-09T09:00:00Z",
         "--action=query",
         "--filter=resource.type=k8s_container",
     )
+
+
+def test_times_severities_and_order_of_prefixed_lines(tmp_path: Path) -> None:
+    log = write(tmp_path / "streams.log", STREAMS)
+    entries = _container_lines(log)
     got = [
         (e["resource"]["labels"]["container_name"], e["timestamp"], e["severity"], e["textPayload"])
         for e in entries
@@ -437,11 +442,5 @@ def test_every_rfc3339_spelling_of_a_line_s_time_is_read(
 ) -> None:
     """As in JSON exports: lowercase letters, a fraction past nanoseconds, an offset."""
     log = write(tmp_path / "one.log", f"[pod/rl-actor-0-abcde/main] {written} Check failed: x\n")
-    entries = json_entries(
-        f"--logs_file={log}",
-        "--start_time=2026-08-09T08:00:00Z",
-        "--end_time=2026-08-09T09:00:00Z",
-        "--action=query",
-        "--filter=resource.type=k8s_container",
-    )
+    entries = _container_lines(log)
     assert [(e["timestamp"], e["textPayload"]) for e in entries] == [(read, "Check failed: x")]
