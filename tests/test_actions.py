@@ -180,3 +180,20 @@ def test_each_action_reports_the_kind_the_registry_says(
     assert code in (0, 1), err
     (report,) = written
     assert type(report) is ACTIONS[name].report
+
+
+@pytest.mark.parametrize("name", sorted(ACTIONS))
+def test_the_registry_says_which_actions_the_narrowing_flags_cannot_narrow(name: str) -> None:
+    """An action whose queries --extra_terms and --min_severity leave as they are refuses
+    them (exit 2 naming the flag); the others are changed by both."""
+    action = ACTIONS[name]
+    plain = [q.filter for q in queries_of(action, request())]
+    termed = [q.filter for q in queries_of(action, request(extra_terms=("zzqq",)))]
+    floored = [q.filter for q in queries_of(action, request(min_severity="WARNING"))]
+    assert (termed == plain) == (floored == plain) == (action.reads_whole is not None)
+    if action.reads_whole:
+        needs = "--filter=severity>=ERROR" if name == "query" else "--jobset_name=x"
+        for flag in ("--extra_terms=a", "--extra_term=a", "--min_severity=WARNING"):
+            code, out, err = run_cli(f"--action={name}", f"--project={PROJECT}", needs, flag)
+            assert (code, out) == (2, "")
+            assert err.splitlines()[-1].startswith(f"error: {flag.split('=')[0]} does not narrow")

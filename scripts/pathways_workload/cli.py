@@ -174,6 +174,22 @@ def _check_html(action: Action, printing: bool) -> None:
         )
 
 
+def _check_narrowing(args: argparse.Namespace, action: Action) -> None:
+    """--extra_terms, --extra_term and --min_severity narrow an action's queries; given to
+    one they cannot narrow, they would be silently ignored."""
+    given = [
+        flag
+        for flag, value in (
+            ("--extra_terms", args.extra_terms),
+            ("--extra_term", args.extra_term),
+            ("--min_severity", args.min_severity),
+        )
+        if value
+    ]
+    if given and action.reads_whole:
+        raise UsageError(f"{given[0]} does not narrow --action={action.name}: {action.reads_whole}")
+
+
 def _check_report_flags(args: argparse.Namespace, action: Action) -> None:
     """--commands_out and --verbose show the queries a report's checks ran: they go with an
     action whose report has checks, in a run that reads entries."""
@@ -204,6 +220,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
     if args.format == "html":
         _check_html(action, not _reads_entries(args, action))
     _check_report_flags(args, action)
+    _check_narrowing(args, action)
     with ExitStack() as stack:
         source, window, settle = _source_and_window(args, action, tgt, engine, clock, err, stack)
         if settle is None:

@@ -41,6 +41,8 @@ class Action:
     needs_workload: bool = True
     runs_without_execute: bool = False
     reports_checks: bool = False  # its report lists the queries it ran (--commands_out)
+    # What it reads whole, where --extra_terms and --min_severity cannot narrow it (or None).
+    reads_whole: str | None = None
 
     def request_for(self, request: Request) -> Request:
         """The request with this action's severity floor unless --min_severity says otherwise."""
@@ -90,6 +92,7 @@ ACTIONS: dict[str, Action] = {
             preflight.present_preflight,
             TableReport,
             runs_without_execute=True,
+            reads_whole="it counts every line of the workload",
         ),
         Action(
             "errors",
@@ -181,6 +184,7 @@ ACTIONS: dict[str, Action] = {
             single(events.build_query),
             present_entries(),
             needs_workload=False,
+            reads_whole="put the terms and the severity in --filter",
         ),
         Action(
             "triage",
@@ -199,6 +203,7 @@ ACTIONS: dict[str, Action] = {
             present_versions,
             TableReport,
             reports_checks=True,
+            reads_whole="it reads the start-up and version lines",
         ),
         Action(
             "pods",
