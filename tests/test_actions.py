@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 
@@ -197,3 +198,14 @@ def test_the_registry_says_which_actions_the_narrowing_flags_cannot_narrow(name:
             code, out, err = run_cli(f"--action={name}", f"--project={PROJECT}", needs, flag)
             assert (code, out) == (2, "")
             assert err.splitlines()[-1].startswith(f"error: {flag.split('=')[0]} does not narrow")
+
+
+@pytest.mark.parametrize("name", ["errors", "user-workload", "triage"])
+def test_json_print_mode_gives_the_follow_up_note_on_stderr(name: str) -> None:
+    """A stage built from earlier answers is a note in text; with JSON records on stdout it
+    goes to stderr, rather than nowhere."""
+    args = (f"--action={name}", f"--project={PROJECT}", "--jobset_name=llama-train")
+    code, out, err = run_cli(*args, "--issue_time=2026-10-22T11:40:00Z", "--format=json")
+    assert code == 0, err
+    assert all(json.loads(line) for line in out.splitlines())
+    assert "# then, for each `Traceback (most recent call last):` line" in err

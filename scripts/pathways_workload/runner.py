@@ -79,8 +79,11 @@ def _print_stages(action: Action, request: Request, output: Output) -> int:
         if not fetches and stage.required:
             return _nothing_to_query(action, output)
         project = _project(request)
-        if not fetches and stage.print_note and not output.as_json:
-            output.out.write(printer.note(stage.print_note, request, project) + "\n\n")
+        if not fetches and stage.print_note:  # with JSON on stdout, the note goes to stderr
+            note = printer.note(stage.print_note, request, project)
+            (output.err if output.as_json else output.out).write(
+                note + ("\n" if output.as_json else "\n\n")
+            )
         printer.commands(fetches, project, request.window, output.out, output.as_json, chained)
         if stage.chain and fetches:
             chained = (stage.chain, printer.recipe(stage.chain, fetches, project))
