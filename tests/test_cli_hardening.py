@@ -233,3 +233,12 @@ def test_query_without_target_flags_is_only_the_filter_and_window() -> None:
     (record,) = [json.loads(line) for line in out.splitlines()]
     assert "namespace_name" not in record["filter"]
     assert "k8s_container" not in record["filter"]
+
+
+def test_a_later_stage_s_bad_filter_stops_print_mode_before_any_output() -> None:
+    """The node queries printed after node discovery are too long with this term: nothing
+    of the discovery is printed first."""
+    term = "x" * 6400
+    code, out, err = run_cli("--action=node-ooms", *BASE, f"--extra_term={term}", "--format=json")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1].startswith("error: --extra_terms/--extra_term: with these terms")

@@ -67,15 +67,23 @@ def _nothing_to_query(action: Action, output: Output) -> int:
     return 0
 
 
+def _check_every_stage(action: Action, request: Request) -> None:
+    """Every stage's filters, checked before anything is printed (a bad flag is one line)."""
+    for stage in action.stages:
+        _check_filters(stage.build(request, Results()), request)
+        if stage.assume:
+            request = stage.assume(request)
+
+
 def _print_stages(action: Action, request: Request, output: Output) -> int:
     """Print mode: every stage's commands, later stages chained to what earlier ones find."""
+    _check_every_stage(action, request)
     chained: tuple[Chain, str] | None = None
     printer = output.printer
     if request.options.first_per_pod:
         printer.grouping_note(output.out, output.err, output.as_json)
     for stage in action.stages:
         fetches = stage.build(request, Results())
-        _check_filters(fetches, request)
         if not fetches and stage.required:
             return _nothing_to_query(action, output)
         project = _project(request)
