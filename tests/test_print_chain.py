@@ -137,3 +137,26 @@ def test_long_node_lists_are_split_so_each_filter_fits() -> None:
     assert all(len(text) <= 20_000 for text in filters)
     named = "".join(filters)
     assert all(f'"gke-pw-cluster-tpu-np-{i:04d}-8a1b2c3d-x9k2"' in named for i in range(1024))
+
+
+@pytest.mark.parametrize("action", ["interruptions", "node-ooms"])
+@pytest.mark.parametrize("size", [6000, 6310, 6370, 6400])
+def test_a_chained_filter_fits_with_the_longest_node_name_or_is_refused(
+    action: str, size: int
+) -> None:
+    """Printed loops fill each node query with discovered names; with a long term, one name
+    of 63 characters (escaped for a regex at worst) must still fit, else exit 2 up front."""
+    code, out, err = run_cli(
+        *TARGET, f"--action={action}", f"--extra_term={'x' * size}", "--format=json"
+    )
+    if code == 2:
+        assert out == ""
+        assert err.splitlines()[-1].startswith("error: --extra_terms/--extra_term: with these")
+        return
+    assert code == 0, err
+    longest = "a-" * 31 + "z"
+    for record in json_lines(out):
+        text = record["filter"]
+        text = text.replace('"NODES_FROM_DISCOVERY"', f'"{longest}"')
+        text = text.replace("(NODES_FROM_DISCOVERY)", "(" + longest.replace("-", "\\\\-") + ")")
+        assert len(text) <= 20_000, record["purpose"]

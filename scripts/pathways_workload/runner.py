@@ -14,7 +14,7 @@ from pathways_workload.plan import Chain, Results
 from pathways_workload.query import Request
 from pathways_workload.registry import Action
 from pathways_workload.render.output import write_report
-from pathways_workload.render.printed import GcloudPrinter, Printer
+from pathways_workload.render.printed import GcloudPrinter, Printer, one_name_length
 from pathways_workload.reports import TableReport
 from pathways_workload.sources.base import Fetch, Source
 from pathways_workload.window import Window
@@ -49,10 +49,13 @@ def _print(fetches: list[Fetch], request: Request, output: Output) -> None:
     output.printer.commands(fetches, _project(request), request.window, output.out, output.as_json)
 
 
-def _check_filters(fetches: list[Fetch], request: Request) -> None:
-    """Every filter compiles; one that extra terms pushed past the length limit says so."""
+def _check_filters(fetches: list[Fetch], request: Request, sentinel: str | None = None) -> None:
+    """Every filter compiles; one that extra terms pushed past the length limit says so (a
+    filter chained to names found earlier, with the longest name in place of `sentinel`)."""
     for item in fetches:
         length = len(item.query.filter)
+        if sentinel and sentinel in item.query.filter:
+            length = one_name_length(item.query.filter, sentinel)
         if length > MAX_FILTER_LENGTH and request.options.extra_terms:
             raise UsageError(
                 f"--extra_terms/--extra_term: with these terms a query has {length:,} "
@@ -69,8 +72,10 @@ def _nothing_to_query(action: Action, output: Output) -> int:
 
 def _check_every_stage(action: Action, request: Request) -> None:
     """Every stage's filters, checked before anything is printed (a bad flag is one line)."""
+    sentinel = None
     for stage in action.stages:
-        _check_filters(stage.build(request, Results()), request)
+        _check_filters(stage.build(request, Results()), request, sentinel)
+        sentinel = stage.chain.sentinel if stage.chain else sentinel
         if stage.assume:
             request = stage.assume(request)
 

@@ -29,15 +29,28 @@ QUOTED_LIST = """  QUOTED="($(printf '"%s" OR ' $CHUNK | sed 's/ OR $//'))\""""
 REGEX_LIST = """  REGEX=$(printf '%s|' $CHUNK | sed 's/[.-]/\\\\&/g; s/|$//')"""
 
 
+def _costs(text: str, sentinel: str) -> tuple[int, int]:
+    """A chained filter's length without the sentinels, and the most one name adds to it."""
+    quoted, regex = f'"{sentinel}"', f"({sentinel})"
+    uses_quoted, uses_regex = text.count(quoted), text.count(regex)
+    fixed = len(text) - uses_quoted * len(quoted) - uses_regex * len(regex)
+    return fixed, uses_quoted * QUOTED_COST + uses_regex * REGEX_COST
+
+
+def one_name_length(filter_text: str, sentinel: str) -> int:
+    """The most characters a chained filter can have with a single name in it."""
+    fixed, per_name = _costs(filter_text, sentinel)
+    return fixed + per_name
+
+
 def _chained(command: str, chain: Chain, filter_text: str) -> str:
     """The command as a loop over chunks of the chain's variable."""
     quoted, regex = f'"{chain.sentinel}"', f"({chain.sentinel})"
-    uses_quoted, uses_regex = command.count(quoted), command.count(regex)
     body = command.replace(quoted, "'\"$QUOTED\"'").replace(regex, "('\"$REGEX\"')")
     if chain.sentinel in body:
         raise ValueError(f"print mode cannot chain a filter that uses {chain.sentinel} so")
-    fixed = len(filter_text) - uses_quoted * len(quoted) - uses_regex * len(regex)
-    per_name = uses_quoted * QUOTED_COST + uses_regex * REGEX_COST
+    fixed, per_name = _costs(filter_text, chain.sentinel)
+    uses_quoted, uses_regex = command.count(quoted), command.count(regex)
     chunk = max(1, (FILTER_BUDGET - fixed) // per_name)
     lines = [f"printf '%s\\n' ${chain.variable} | xargs -r -n {chunk} | while read -r CHUNK; do"]
     lines += [QUOTED_LIST] if uses_quoted else []
