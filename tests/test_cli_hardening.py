@@ -242,3 +242,20 @@ def test_a_later_stage_s_bad_filter_stops_print_mode_before_any_output() -> None
     code, out, err = run_cli("--action=node-ooms", *BASE, f"--extra_term={term}", "--format=json")
     assert (code, out) == (2, "")
     assert err.splitlines()[-1].startswith("error: --extra_terms/--extra_term: with these terms")
+
+
+@pytest.mark.parametrize(
+    ("argv", "start"),
+    [
+        (("--action=query", "--filter=severity>=ERROR"), "error: the target flags make"),
+        (("--action=pod-events",), "error: --workload: with 60 workloads a query has"),
+    ],
+)
+def test_too_many_workloads_for_one_filter_blame_the_workloads(
+    argv: tuple[str, ...], start: str
+) -> None:
+    workloads = [f"--workload=jobset:run-{i:03d}" for i in range(60)]
+    code, out, err = run_cli("--project=pw-demo", *workloads, *argv)
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1].startswith(start)
+    assert "name fewer workloads" in err.splitlines()[-1]

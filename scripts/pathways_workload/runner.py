@@ -62,6 +62,12 @@ def _check_filters(fetches: list[Fetch], request: Request, sentinel: str | None 
                 f"characters; Cloud Logging accepts at most {MAX_FILTER_LENGTH:,}: search for "
                 "fewer or shorter terms"
             )
+        if length > MAX_FILTER_LENGTH and len(request.target.workloads) > 1:
+            raise UsageError(
+                f"--workload: with {len(request.target.workloads)} workloads a query has "
+                f"{length:,} characters; Cloud Logging accepts at most {MAX_FILTER_LENGTH:,}: "
+                "name fewer workloads (run once per group of them)"
+            )
         compile_checked(item.query.filter)
 
 

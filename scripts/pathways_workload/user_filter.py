@@ -53,6 +53,12 @@ def check_built(flag: str, text: str, built: str) -> None:
         UsageError: the built filter is too long, or nests too deep at a place in `text`.
     """
     excess = len(built) - MAX_FILTER_LENGTH
+    if excess > len(text):  # the clauses around it alone are too long
+        raise UsageError(
+            f"the target flags make {len(built) - len(text):,} characters of clauses around "
+            f"{flag}; Cloud Logging accepts at most {MAX_FILTER_LENGTH:,} in all: name fewer "
+            "workloads (run once per group of them)"
+        )
     if excess > 0:
         raise UsageError(
             f"{flag}: with the clauses the tool adds around it, the filter has "
