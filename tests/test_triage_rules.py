@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pathways_workload import scenarios
 from pathways_workload.sources.base import entry_time_ns
 from pathways_workload.triage import hosts, rules
@@ -18,6 +20,7 @@ from tests.helpers import (
     scheduled_event,
     serial_line,
 )
+from tests.test_incidents import INCIDENTS, expected, target_args
 
 NODE_A = "gke-pw-cluster-tpu-np-1-8a1b2c3d-aaaa"
 NODE_B = "gke-pw-cluster-tpu-np-1-8a1b2c3d-bbbb"
@@ -293,3 +296,39 @@ def test_a_quiet_container_is_due_after_its_recent_interval_not_its_start_up_bur
     lines = [container_entry("Executed programs", timestamp=t) for t in burst + steady]
     due = rules.next_line_due(lines, lines[-1])
     assert due - entry_time_ns(lines[-1]) == 60 * 10**9
+
+
+@pytest.mark.parametrize("prefix", ["[default0]:", "[worker-0] ", "2026-11-30 18:05:31,478 "])
+def test_a_traceback_under_an_unknown_line_prefix_is_still_read_as_one(
+    tmp_path: Path, prefix: str
+) -> None:
+    """Launchers and loggers put their own marks before each line: the header stays a
+    symptom, and the exception line the root cause."""
+    name = "user-code-import-error"
+    entries = json.loads((INCIDENTS / f"{name}.json").read_text())
+    for entry in entries:
+        labels = entry.get("resource", {}).get("labels", {})
+        if "textPayload" in entry and labels.get("container_name") == "jax-tpu":
+            entry["textPayload"] = prefix + entry["textPayload"]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries))
+    args = [arg for arg in target_args(name) if not arg.startswith("--logs_file")]
+    code, out, err = run_cli(*args, f"--logs_file={path}", "--action=triage", "--format=json")
+    assert code == 0, err
+    root = json.loads(out)["root_cause"]
+    assert expected(name)["root_cause"]["message_contains"] in root["message"]
+    assert root["timestamp"] == expected(name)["root_cause"]["timestamp"]
+
+
+@pytest.mark.parametrize("issue_time", ["2026-11-25T14:54:00Z", "2026-11-25T15:20:00Z"])
+def test_a_hang_that_began_before_the_window_is_still_found(issue_time: str) -> None:
+    """No step at all in the window, and a host that logged nothing in it while the others
+    logged: progress had stopped by the window's start, and that host is the lead."""
+    args = [arg for arg in target_args("silent-hang") if not arg.startswith("--start_time")]
+    args = [arg for arg in args if not arg.startswith("--end_time")]
+    code, out, err = run_cli(
+        *args, f"--issue_time={issue_time}", "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    root = json.loads(out)["root_cause"]
+    assert (root["source"], root["pod"], root["host"]) == ("hang", None, "0/2")

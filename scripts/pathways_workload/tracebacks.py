@@ -32,7 +32,8 @@ _EXCEPTION_RE = re.compile(
 
 
 def is_header(entry: Entry) -> bool:
-    return without_launcher_prefix(message(entry).strip()) == HEADER
+    """A traceback's header line, whatever prefix a launcher or logger put before it."""
+    return message(entry).strip().endswith(HEADER)
 
 
 def is_exception_line(text: str) -> bool:

@@ -169,7 +169,10 @@ def _failures(found: TriageResults, nodes: set[str], request: Request) -> list[r
         return failures
     last = found.latest_lines()
     unseen = _unseen_hosts(found, request)
-    quiet = rules.quiet_first(last, _progress_end(last), unseen)
+    progress_end = _progress_end(last)
+    if progress_end is None and unseen:  # no step in the window: progress stopped by its start
+        progress_end = request.window.start_ns
+    quiet = rules.quiet_first(last, progress_end, unseen)
     if quiet is None:
         return []
     due = entry_time_ns(quiet) if quiet in unseen else rules.next_line_due(last, quiet)

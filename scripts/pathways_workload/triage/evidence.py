@@ -180,10 +180,11 @@ def _jobset_event(reason: str, message_text: str) -> Symptom:
     return Symptom(reason, JOBSET_LOGS, (example,), event=True)
 
 
-# The lines of a printed traceback other than its exception line: the header, a frame
-# (`  File "...", line N, in f`), the frame's source line, and the chaining sentences.
+# The lines of a printed traceback other than its exception line: the header (whatever a
+# launcher or logger put before it), a frame (`  File "...", line N, in f`), the frame's
+# source line, and the chaining sentences.
 TRACEBACK_BODY_RE = re.compile(
-    r"Traceback \(most recent call last\):$|  File \".*\", line \d+|    \S"
+    r".*Traceback \(most recent call last\):$|  File \".*\", line \d+|    \S"
     r"|During handling of the above exception, another exception occurred:$"
     r"|The above exception was the direct cause of the following exception:$"
 )
