@@ -127,3 +127,20 @@ def test_a_cut_says_how_many_lines_were_left_out_and_how_to_see_the_end(tmp_path
         "note: --limit=4 cut the output: 6 more matching lines are not shown; to see the latest "
         "first use --order=desc, for each pod's first and last line --first_per_pod=1"
     ) in err
+
+
+def test_a_window_without_the_workload_s_lines_gives_no_verdict() -> None:
+    """Not "no error and no hang found": the window or the flags are wrong."""
+    export = Path(__file__).parent / "fixtures" / "incidents" / "lost-connection-to-peer.json"
+    code, out, err = run_cli(
+        f"--logs_file={export}",
+        "--project=pw-demo",
+        "--workload=jobset:llama-train",
+        "--start_time=2026-11-20T01:00:00Z",
+        "--end_time=2026-11-20T02:00:00Z",
+        "--action=triage",
+    )
+    assert code == 0, err
+    assert "No verdict: the window holds none of the workload's lines" in out
+    assert "No error and no hang found" not in out
+    assert "no Kubernetes events of the namespace in the window" in out

@@ -29,16 +29,18 @@ SILENT = (
 )
 KIND_GAPS = {
     "Kubernetes events": (
-        "no Kubernetes events of the namespace in the logs: restarts, kills and scheduling "
+        "no Kubernetes events of the namespace in the window: restarts, kills and scheduling "
         "failures cannot be seen; ask for `kubectl get events -n NAMESPACE` (kept about an "
         'hour) or an export that includes log_id("events")'
     ),
     "node logs": (
-        "no node logs of the cluster (kubelet, kernel, node events): OOM kills and node "
-        'problems cannot be seen; ask for an export that includes resource.type="k8s_node"'
+        "no node logs of the cluster in the window (kubelet, kernel, node events): OOM kills "
+        "and node problems cannot be seen; ask for an export that includes "
+        'resource.type="k8s_node"'
     ),
     "serial console": (
-        "no serial-console output of any node: kernel OOM kills cannot be confirmed from the "
+        "no serial-console output of any node in the window: kernel OOM kills cannot be "
+        "confirmed from the "
         "console; the nodes may not send their serial port to Cloud Logging"
     ),
 }

@@ -72,6 +72,13 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
     if root is not None:
         return [*_failure_lines(root), *unread, *_evidence(root)]
     last = report["last_lines"]
+    if not last:
+        return [
+            "No verdict: the window holds none of the workload's lines. Check the window and "
+            "the workload flags (--action=preflight says whether the workload logged; offline, "
+            "leave out the window flags to read the export's whole span).",
+            *unread,
+        ]
     text = [f"No error and no hang found. Last line of {len(last)} containers (latest first):"]
     latest = sorted(last, key=lambda row: str(row["timestamp"]), reverse=True)
     text += [
