@@ -332,3 +332,20 @@ def test_a_hang_that_began_before_the_window_is_still_found(issue_time: str) -> 
     assert code == 0, err
     root = json.loads(out)["root_cause"]
     assert (root["source"], root["pod"], root["host"]) == ("hang", None, "0/2")
+
+
+@pytest.mark.parametrize("name", ["elastic-restore-failure", "host-oom-worker", "two-failures"])
+def test_lowercase_severities_change_no_root_cause(tmp_path: Path, name: str) -> None:
+    """The query language reads severities in any case; so does triage (an `info` line is
+    as routine as an `INFO` one)."""
+    entries = json.loads((INCIDENTS / f"{name}.json").read_text())
+    for entry in entries:
+        if isinstance(entry.get("severity"), str):
+            entry["severity"] = entry["severity"].lower()
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries))
+    args = [arg for arg in target_args(name, True) if not arg.startswith("--logs_file")]
+    code, out, err = run_cli(*args, f"--logs_file={path}", "--action=triage", "--format=json")
+    assert code == 0, err
+    root = json.loads(out)["root_cause"]
+    assert root["timestamp"] == expected(name)["root_cause"]["timestamp"]

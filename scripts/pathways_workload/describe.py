@@ -135,8 +135,9 @@ def event_reason(entry: Entry) -> str:
 
 
 def severity(entry: Entry) -> str:
-    """The severity's name (a level's number, as proto3 JSON may write it, named)."""
+    """The severity's name, upper-cased as the query language reads it (a level's number, as
+    proto3 JSON may write it, named)."""
     value = entry.get("severity")
     if isinstance(value, str):
-        return value or "DEFAULT"
+        return value.upper() or "DEFAULT"
     return SEVERITY_NAMES.get(severity_level(value), "DEFAULT")
