@@ -196,3 +196,39 @@ def test_a_failed_run_leaves_no_report(tmp_path: Path) -> None:
     assert code == 5, err
     assert target.read_text() == "the earlier report"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.json", "report.html"]
+
+
+@pytest.mark.parametrize(
+    ("window", "label"),
+    [
+        (
+            ("--start_time=2026-11-01T00:00:00Z", "--end_time=2026-12-01T00:00:00Z"),
+            r"\d{4}-\d\d-\d\d",
+        ),
+        (
+            ("--start_time=2026-11-16T00:00:00Z", "--end_time=2026-11-18T00:00:00Z"),
+            r"\d\d-\d\d \d\d:\d\d",
+        ),
+    ],
+)
+def test_an_axis_over_days_names_the_dates_in_a_few_ticks(
+    window: tuple[str, ...], label: str
+) -> None:
+    args = [a for a in target_args("host-oom-worker") if not a.startswith(("--start", "--end"))]
+    code, out, err = run_cli(*args, *window, "--action=triage", "--format=html")
+    assert code == 0, err
+    ticks = re.findall(r'class="tick"[^>]*>([^<]*)<', out)
+    assert 2 <= len(ticks) <= 8
+    assert all(re.fullmatch(label, tick) for tick in ticks), ticks
+
+
+def test_an_empty_export_gives_a_small_page(tmp_path: Path) -> None:
+    """Its window runs from 1970 to tomorrow: the axis takes a few ticks, not one a day."""
+    path = tmp_path / "empty.json"
+    path.write_text("[]")
+    code, out, err = run_cli(
+        f"--logs_file={path}", "--jobset_name=x", "--action=triage", "--format=html"
+    )
+    assert code == 0, err
+    assert len(out) < 200_000
+    assert len(re.findall(r'class="tick"', out)) <= 8

@@ -17,11 +17,13 @@ from collections.abc import Sequence
 from pathways_workload.render.html.escape import text
 
 SECOND = 10**9
+DAY = 86_400 * SECOND
 # Axis steps, in nanoseconds: the smallest giving at most MAX_TICKS ticks over the view.
 TICK_STEPS: tuple[int, ...] = tuple(
     [m * 10**e for e in range(3, 9) for m in (1, 2, 5)]
     + [s * SECOND for s in (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600)]
     + [h * 3600 * SECOND for h in (2, 3, 6, 12, 24)]
+    + [d * DAY for d in (2, 7, 14, 28, 91, 182, 364)]
 )
 MAX_TICKS = 8
 # Attempt labels take turns on this many rows.
@@ -149,14 +151,18 @@ def group_html(group: Group, span: int) -> str:
 
 
 def tick_step(span: int) -> int:
-    """The axis step for a view of `span` nanoseconds."""
-    return next((step for step in TICK_STEPS if span / step <= MAX_TICKS), TICK_STEPS[-1])
+    """The axis step for a view of `span` nanoseconds (past a few years, an even share)."""
+    return next((step for step in TICK_STEPS if span / step <= MAX_TICKS), span // MAX_TICKS + 1)
 
 
 def tick_label(moment_ns: int, step: int) -> str:
     """A tick's time of day (UTC), as precise as the step needs."""
     seconds, fraction = divmod(moment_ns, SECOND)
     clock = datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
+    if step >= DAY:
+        return clock.strftime("%Y-%m-%d")
+    if step >= 2 * 3600 * SECOND:  # a view of more than a day: the date too
+        return clock.strftime("%m-%d %H:%M")
     if step >= 60 * SECOND:
         return clock.strftime("%H:%M")
     if step >= SECOND:

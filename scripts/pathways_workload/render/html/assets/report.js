@@ -11,6 +11,7 @@
   });
   [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400]
     .forEach(function (s) { STEPS.push(s * 1e9); });
+  [2, 7, 14, 28, 91, 182, 364].forEach(function (d) { STEPS.push(d * 86400e9); });
   var MAX_TICKS = 8;
   var MIN_VIEW = 200; // ns
   var LAST_TICK = 94; // percent: a label further right would be cut
@@ -114,6 +115,8 @@
 
   Timeline.prototype.label = function (ms, subNs, step) {
     var iso = new Date(ms).toISOString();
+    if (step >= 86400e9) { return iso.slice(0, 10); }
+    if (step >= 7200e9) { return iso.slice(5, 16).replace("T", " "); }
     if (step >= 60e9) { return iso.slice(11, 16); }
     if (step >= 1e9) { return iso.slice(11, 19); }
     if (step >= 1e6) { return iso.slice(11, 23); }
@@ -123,7 +126,7 @@
 
   Timeline.prototype.axis = function () {
     var width = this.v1 - this.v0;
-    var step = STEPS[STEPS.length - 1];
+    var step = Math.floor(width / MAX_TICKS) + 1; // past a few years, an even share
     for (var i = 0; i < STEPS.length; i++) {
       if (width / STEPS[i] <= MAX_TICKS) { step = STEPS[i]; break; }
     }
