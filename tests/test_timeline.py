@@ -214,3 +214,13 @@ def test_offline_checks_name_the_recorded_project() -> None:
         assert f"--project={project}" in check["command"]
         assert check["url"].endswith(f"?project={project}")
         assert "PROJECT_ID" not in check["command"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_event_says_where_it_came_from(name: str) -> None:
+    """Node, instance and cluster evidence on a host's lane names its node or instance."""
+    code, out, err = run_cli(*target_args(name), "--action=triage", "--format=json")
+    assert code == 0, err
+    events = [e for lane in json.loads(out)["timeline"]["lanes"] for e in lane["events"]]
+    assert events
+    assert all(event["where"] and "?" not in event["where"] for event in events), name

@@ -108,7 +108,7 @@ def _event(entry: Entry, kind: str, attempt: str | None, **more: Any) -> dict[st
     return {
         "timestamp": entry.get("timestamp"),
         "kind": kind,
-        "where": where(entry) if pod_of(entry) else lane_of(entry)[1],
+        "where": where(entry),
         "message": _cut(message(entry)),
         "attempt": attempt,
         **more,
