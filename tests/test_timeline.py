@@ -224,3 +224,19 @@ def test_every_event_says_where_it_came_from(name: str) -> None:
     events = [e for lane in json.loads(out)["timeline"]["lanes"] for e in lane["events"]]
     assert events
     assert all(event["where"] and "?" not in event["where"] for event in events), name
+
+
+@pytest.mark.parametrize("name", ["host-oom-worker", "co-tenant-oom", "preemption-sigterm"])
+def test_a_node_level_root_cause_names_the_tpu_host_that_ran_there(name: str) -> None:
+    """The kernel's or Compute Engine's line about a TPU host's node: `host` is that host, as
+    the lead host and the root cause's lane say."""
+    code, out, err = run_cli(*target_args(name), "--action=triage", "--format=json")
+    assert code == 0, err
+    report = json.loads(out)
+    lead = report["lead_host"]
+    assert report["root_cause"]["host"] == f"{lead['slice']}/{lead['host']}"
+    lanes = [lane for lane in report["timeline"]["lanes"] if lane["lane"] == "host"]
+    marked = [
+        lane["name"] for lane in lanes if any(e["kind"] == "root_cause" for e in lane["events"])
+    ]
+    assert marked == [report["root_cause"]["host"]]

@@ -127,6 +127,18 @@ def describe_failure(
     }
 
 
+def _on_host(
+    failure: rules.Failure, head_nodes: frozenset[str], pods: dict[str, HostPod]
+) -> dict[str, Any]:
+    """A failure as the report shows it, a node's evidence given the TPU host that ran there
+    at the time."""
+    found = describe_failure(failure, head_nodes)
+    if found["host"] is None and found["node"]:
+        lane = timeline.host_on_node(list(pods.values()), found["node"], failure.cause.time_ns)
+        found["host"] = lane[1] if lane else None
+    return found
+
+
 def _about(entry: Entry, names: Sequence[str]) -> bool:
     """A controller error about one of the workload's objects (named exactly, quoted)."""
     text = message(entry)
@@ -269,8 +281,8 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     head = head_nodes(found.container_lines())
     symptoms = [s for s in chosen.symptoms if not _opens(s, chosen.cause)] if chosen else []
     return {
-        "root_cause": describe_failure(chosen, head) if chosen else None,
-        "failures": [describe_failure(f, head) for f in failures],
+        "root_cause": _on_host(chosen, head, pods) if chosen else None,
+        "failures": [_on_host(f, head, pods) for f in failures],
         "symptoms": [_brief(s.entry) for s in symptoms],
         "symptom_groups": symptom_groups(symptoms),
         "failing_hosts": hosts,

@@ -137,7 +137,7 @@ def _kind(item: Evidence, root: Evidence | None, first: bool) -> str:
     return "symptom" if item.symptom else "error"
 
 
-def _host_on_node(pods: Sequence[HostPod], node: str | None, time_ns: int) -> LaneKey | None:
+def host_on_node(pods: Sequence[HostPod], node: str | None, time_ns: int) -> LaneKey | None:
     """The host lane of the host pod that ran on the node at the time (else the first there)."""
     on_node = sorted((p for p in pods if p.node == node), key=lambda p: p.first_ns)
     before = [p for p in on_node if p.first_ns <= time_ns]
@@ -158,7 +158,7 @@ def _add_evidence(
         for item in sorted(failure.evidence, key=Evidence.order):
             key = lane_of(item.entry, item.source)
             if item.source in NODE_SOURCES:
-                key = _host_on_node(pods, item.node, item.time_ns) or key
+                key = host_on_node(pods, item.node, item.time_ns) or key
             lane = lanes.setdefault(key, _Lane(key))
             eligible = key[0] in ("head", "host") and TEARDOWN not in item.message
             first = eligible and key not in started
