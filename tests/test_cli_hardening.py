@@ -259,3 +259,11 @@ def test_too_many_workloads_for_one_filter_blame_the_workloads(
     assert (code, out) == (2, "")
     assert err.splitlines()[-1].startswith(start)
     assert "name fewer workloads" in err.splitlines()[-1]
+
+
+@pytest.mark.parametrize("action", ["triage", "pods", "preflight", "versions", "neighbors"])
+def test_grouping_printed_lines_is_refused_by_report_actions(action: str) -> None:
+    """A report prints no lines to group: --first_per_pod would be silently ignored."""
+    code, out, err = run_cli(f"--action={action}", *BASE, "--first_per_pod=1")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1].startswith("error: --first_per_pod groups the lines")

@@ -190,6 +190,16 @@ def _check_narrowing(args: argparse.Namespace, action: Action) -> None:
         raise UsageError(f"{given[0]} does not narrow --action={action.name}: {action.reads_whole}")
 
 
+def _check_entry_flags(args: argparse.Namespace, action: Action) -> None:
+    """--first_per_pod groups the lines an entry action prints; a report action (a table,
+    triage) prints no such lines, so given to one it would be silently ignored."""
+    if args.first_per_pod and action.report is not EntryReport:
+        raise UsageError(
+            f"--first_per_pod groups the lines an entry action prints; --action={action.name} "
+            "writes a report"
+        )
+
+
 def _check_report_flags(args: argparse.Namespace, action: Action) -> None:
     """--commands_out and --verbose show the queries a report's checks ran: they go with an
     action whose report has checks, in a run that reads entries."""
@@ -221,6 +231,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         _check_html(action, not _reads_entries(args, action))
     _check_report_flags(args, action)
     _check_narrowing(args, action)
+    _check_entry_flags(args, action)
     with ExitStack() as stack:
         source, window, settle = _source_and_window(args, action, tgt, engine, clock, err, stack)
         if settle is None:
