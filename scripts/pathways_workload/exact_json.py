@@ -23,7 +23,9 @@ from collections.abc import Mapping
 from typing import Any
 
 _SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+# A JSON string ("unrolled": a run of plain characters is one step, so a long string costs
+# no memory per character).
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 # Outside strings, a minified line holds none of these (N, I: NaN, Infinity).
 _NOT_MINIFIED = re.compile(r"[ \t\r\nNI]")
 _NEEDS_ESCAPE = re.compile("[\u2028\u2029\u0085\ud800-\udfff]")
