@@ -444,3 +444,35 @@ def test_every_rfc3339_spelling_of_a_line_s_time_is_read(
     log = write(tmp_path / "one.log", f"[pod/rl-actor-0-abcde/main] {written} Check failed: x\n")
     entries = _container_lines(log)
     assert [(e["timestamp"], e["textPayload"]) for e in entries] == [(read, "Check failed: x")]
+
+
+def test_lines_without_a_time_of_their_own_are_said_to_be_placed_by_guess(
+    tmp_path: Path,
+) -> None:
+    """Their order against other containers' lines decides which error came first: the run
+    says, once, that it was guessed."""
+    log = write(
+        tmp_path / "one.log",
+        "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:16Z first\n"
+        "[pod/rl-actor-0-abcde/main] no time here\n"
+        "[pod/rl-actor-0-abcde/main] nor here\n",
+    )
+    code, _, err = run_cli(
+        f"--logs_file={log}",
+        "--start_time=2026-08-09T08:00:00Z",
+        "--duration=1h",
+        "--action=query",
+        "--filter=resource.type=k8s_container",
+    )
+    assert code == 0, err
+    notes = [line for line in err.splitlines() if "carry no time of their own" in line]
+    assert len(notes) == 1 and notes[0].startswith("note: 2 lines of ")
+    timed = write(tmp_path / "timed.log", "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:16Z x\n")
+    code, _, err = run_cli(
+        f"--logs_file={timed}",
+        "--start_time=2026-08-09T08:00:00Z",
+        "--duration=1h",
+        "--action=query",
+        "--filter=resource.type=k8s_container",
+    )
+    assert "carry no time" not in err

@@ -101,6 +101,14 @@ class TextLogs:
         self.options = options or TextLogOptions()
         self.clock = GlogClock(self.options.window, self.options.now_ns, self.options.tell)
         self._labels: dict[str, dict[str, str]] = {}
+        self._told: set[str] = set()
+
+    def tell_once(self, kind: str, note: str) -> None:
+        """A note for stderr, the first of its kind in a run (however many files, and passes
+        over them)."""
+        if kind not in self._told:
+            self._told.add(kind)
+            self.options.tell(note)
 
     @property
     def forced(self) -> bool:
@@ -196,6 +204,7 @@ class _Transcript:
         self._containers: dict[Who, _Container] = {}
         self._file_last: int | None = None
         self._file_first: int | None = None
+        self._untimed = 0
 
     def read(self, lines: Iterable[bytes]) -> Iterator[TextRecord]:
         for number, raw in enumerate(lines, 1):
@@ -221,6 +230,7 @@ class _Transcript:
         if time_ns is None and line.glog is not None:
             time_ns = self._logs.clock.instant(line.glog)
         if time_ns is None:
+            self._untimed += bool(line.message.strip())
             if container.last_ns is None:
                 container.waiting.append((number, line, self._file_last))
                 return
@@ -247,6 +257,14 @@ class _Transcript:
             for number, line, before in container.waiting:
                 time_ns = self._file_first if before is None else before
                 yield from self._record(number, who, time_ns, line)
+        if self._untimed:
+            self._logs.tell_once(
+                "untimed",
+                f"note: {self._untimed} lines of {self._name} (and maybe of other files) carry "
+                "no time of their own and take the time of a line near them, so their order "
+                "against other containers' lines is a guess; record the logs with kubectl logs "
+                "--timestamps",
+            )
 
     def _record(self, number: int, who: Who, time_ns: int, line: TextLine) -> Iterator[TextRecord]:
         if line.message.strip():
