@@ -476,3 +476,25 @@ def test_lines_without_a_time_of_their_own_are_said_to_be_placed_by_guess(
         "--filter=resource.type=k8s_container",
     )
     assert "carry no time" not in err
+
+
+def test_a_line_that_is_one_json_object_is_a_structured_entry(tmp_path: Path) -> None:
+    """As GKE's agent stores it: the object in jsonPayload, its severity the entry's."""
+    log = write(
+        tmp_path / "one.log",
+        '[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:16Z {"severity": "ERROR", '
+        '"message": "Check failed: boom", "step": 7}\n'
+        "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:17Z {not json}\n",
+    )
+    entries = json_entries(
+        f"--logs_file={log}",
+        "--start_time=2026-08-09T08:00:00Z",
+        "--end_time=2026-08-09T09:00:00Z",
+        "--action=query",
+        "--filter=resource.type=k8s_container",
+    )
+    assert [e.get("jsonPayload") or e.get("textPayload") for e in entries] == [
+        {"message": "Check failed: boom", "step": 7},
+        "{not json}",
+    ]
+    assert [e["severity"] for e in entries] == ["ERROR", "DEFAULT"]

@@ -18,7 +18,9 @@ per line:
   without any time is refused.
 - severity: the glog letter, else DEFAULT (a transcript does not say which
   stream a line went to); a glog header becomes `sourceLocation` and leaves the
-  message as `textPayload`.
+  message as `textPayload`. A line that is one JSON object becomes `jsonPayload`,
+  its `severity` field the entry's, as GKE's agent stores structured logs
+  (Cloud Logging's structured-logging special fields).
 - insertId: distinct, in file order, so lines sharing a time keep their order.
 - resource labels: project, location and cluster from their flags when given,
   the namespace from `--namespace`; workload labels from the pod's name
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from pathways_workload.errors import InputFileError
+from pathways_workload.lql.values import SEVERITY_NAMES, severity_level
 from pathways_workload.pod_names import implied_labels
 from pathways_workload.sources.glog_time import GlogClock
 from pathways_workload.sources.records import INCOMPLETE
@@ -52,6 +55,18 @@ Who = tuple[str, str]
 
 def _quiet(note: str) -> None:
     """Where notes go when nobody listens."""
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The line as a JSON object, when it is one (else None)."""
+    body = text.strip()
+    if not (body.startswith("{") and body.endswith("}")):
+        return None
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def refuse(name: str, line: int, what: str) -> InputFileError:
@@ -174,6 +189,13 @@ class TextLogs:
             "severity": line.glog.severity if line.glog else "DEFAULT",
             "textPayload": line.message,
         }
+        structured = _json_object(line.message)
+        if structured is not None:  # as GKE's agent stores a line that is one JSON object
+            del entry["textPayload"]
+            level = structured.pop("severity", None)
+            if not line.glog:
+                entry["severity"] = SEVERITY_NAMES[severity_level(level)]
+            entry["jsonPayload"] = structured
         labels = self.labels_of(who[0])
         if labels:
             entry["labels"] = dict(labels)
