@@ -540,3 +540,18 @@ def test_a_closed_standard_input_is_named_as_closed() -> None:
     assert done.stderr.splitlines()[-1] == (
         "error: --logs_file=- reads standard input, which is closed: pipe an export in"
     )
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_empty_export_is_said_to_be_empty(
+    tmp_path: Path, stream: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed `kubectl ... |` or an empty file: said so, not only "no entries matched"."""
+    path = tmp_path / "empty.json"
+    path.write_bytes(b"")
+    if stream:
+        _with_stdin(monkeypatch, b"")
+    code, out, err = run_cli(*ERRORS, "--logs_file=-" if stream else f"--logs_file={path}")
+    assert (code, out) == (0, "")
+    name = "<stdin>" if stream else str(path)
+    assert f"warning: {name} is empty (0 bytes)" in err.splitlines()

@@ -102,6 +102,7 @@ class FileSource:
         """The exports (streams are copied aside on first use, to be read again later)."""
         if self._files is None:
             self._files = export_files(self.paths)
+            self._tell([f"warning: {f.name} is empty (0 bytes)" for f in self._files if f.empty])
         return self._files
 
     def _now(self) -> int:

@@ -77,6 +77,17 @@ class ExportFile:
         except OSError as error:
             raise InputFileError(f"{self.name}: cannot read it ({error.strerror})") from None
 
+    @property
+    def empty(self) -> bool:
+        """Whether the export holds no byte at all (an empty file, or an empty stream)."""
+        if self.spool is not None:
+            return os.fstat(self.spool.fileno()).st_size == 0
+        assert self.path is not None
+        try:
+            return self.path.stat().st_size == 0
+        except OSError:
+            return False  # reading it says why
+
     def read_at(self, offset: int, size: int) -> bytes:
         """`size` raw bytes from `offset`, read again (an uncompressed export's block)."""
         with self.open() as handle:
