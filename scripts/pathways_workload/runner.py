@@ -10,7 +10,7 @@ from pathways_workload import filters
 from pathways_workload.errors import AccessError, CheckFailed, UsageError
 from pathways_workload.filters import compile_checked
 from pathways_workload.lql.parser import MAX_FILTER_LENGTH
-from pathways_workload.plan import Chain, Results
+from pathways_workload.plan import Chain, Results, Stage
 from pathways_workload.query import Request
 from pathways_workload.registry import Action
 from pathways_workload.render.output import write_report
@@ -76,39 +76,42 @@ def _nothing_to_query(action: Action, output: Output) -> int:
     return 0
 
 
-def _check_every_stage(action: Action, request: Request) -> None:
-    """Every stage's filters, checked before anything is printed (a bad flag is one line)."""
+def _built_stages(action: Action, request: Request) -> list[tuple[Stage, Request, list[Fetch]]]:
+    """Every stage with the request it sees and its fetches as print mode asks them, each
+    filter checked before anything is printed (a bad flag is one line, nothing above it)."""
+    built = []
     sentinel = None
     for stage in action.stages:
-        _check_filters(stage.build(request, Results()), request, sentinel)
+        fetches = stage.build(request, Results())
+        _check_filters(fetches, request, sentinel)
+        built.append((stage, request, fetches))
         sentinel = stage.chain.sentinel if stage.chain else sentinel
         if stage.assume:
             request = stage.assume(request)
+    return built
 
 
 def _print_stages(action: Action, request: Request, output: Output) -> int:
     """Print mode: every stage's commands, later stages chained to what earlier ones find."""
-    _check_every_stage(action, request)
+    built = _built_stages(action, request)
     chained: tuple[Chain, str] | None = None
     printer = output.printer
     if request.options.first_per_pod:
         printer.grouping_note(output.out, output.err, output.as_json)
-    for stage in action.stages:
-        fetches = stage.build(request, Results())
+    for stage, asked, fetches in built:
         if not fetches and stage.required:
             return _nothing_to_query(action, output)
-        project = _project(request)
-        if not fetches and stage.print_note:  # with JSON on stdout, the note goes to stderr
-            note = printer.note(stage.print_note, request, project)
-            (output.err if output.as_json else output.out).write(
-                note + ("\n" if output.as_json else "\n\n")
-            )
-        printer.commands(fetches, project, request.window, output.out, output.as_json, chained)
+        project = _project(asked)
+        if not fetches and stage.print_note:
+            note = printer.note(stage.print_note, asked, project)
+            if output.as_json:  # stdout holds JSON records only
+                output.err.write(note + "\n")
+            else:
+                output.out.write(note + "\n\n")
+        printer.commands(fetches, project, asked.window, output.out, output.as_json, chained)
         if stage.chain and fetches:
             chained = (stage.chain, printer.recipe(stage.chain, fetches, project))
             printer.write_recipe(*chained, output.out, output.as_json)
-        if stage.assume:
-            request = stage.assume(request)
     return 0
 
 
