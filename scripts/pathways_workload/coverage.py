@@ -40,8 +40,7 @@ KIND_GAPS = {
     ),
     "serial console": (
         "no serial-console output of any node in the window: kernel OOM kills cannot be "
-        "confirmed from the "
-        "console; the nodes may not send their serial port to Cloud Logging"
+        "confirmed from the console; the nodes may not send their serial port to Cloud Logging"
     ),
 }
 

@@ -35,6 +35,7 @@ from pathways_workload.triage.hosts import (
     host_pods,
     lowest_indexed,
     own_crash_pods,
+    pods_in,
 )
 from pathways_workload.triage.shape import learn_shape, unseen_host_line
 
@@ -253,8 +254,7 @@ def quiet_coverage(found: TriageResults) -> str | None:
     if not tail or not tail[-1].truncated:
         return None
     shape = found.shape()
-    seen = {pod for pod in map(pod_of, found.latest_lines()) if pod}
-    pods = len(shape.pods - seen)
+    pods = len(shape.pods - pods_in(found.latest_lines()))
     unseen = [r for r in found.latest if r.fetch.name == UNSEEN_HOSTS]
     hosts = shape.unseen_hosts()
     hosts_unread = len(hosts) if hosts and (not unseen or any(r.truncated for r in unseen)) else 0

@@ -31,6 +31,11 @@ TEARDOWN = "SIGTERM"
 NODE_SOURCES = ("serial-console", "audit", "node-event")
 
 
+def pods_in(entries: Iterable[Entry]) -> set[str]:
+    """The pods the entries come from."""
+    return {pod for pod in map(pod_of, entries) if pod}
+
+
 def own_crash_pods(entries: Iterable[Entry]) -> set[str]:
     """Pods with a crash line of their own: the SIGTERM of a teardown is the JobSet's doing,
     and a pod's own error may still follow it."""

@@ -33,7 +33,7 @@ from pathways_workload.triage.answers import (
     UNSEEN_HOSTS,
     TriageResults,
 )
-from pathways_workload.triage.hosts import own_crash_pods
+from pathways_workload.triage.hosts import own_crash_pods, pods_in
 from pathways_workload.triage.shape import Host, WorkloadShape
 
 LARGE_WORKLOAD_HOSTS = 1024
@@ -60,10 +60,6 @@ def _answers(results: Results) -> TriageResults:
 
 def _shape(results: Results) -> WorkloadShape:
     return _answers(results).shape()
-
-
-def _pods_in(entries: Sequence[Entry]) -> set[str]:
-    return {pod for pod in map(pod_of, entries) if pod}
 
 
 def _all_crashed(wanted: set[str], already: set[str]) -> Callable[[Sequence[Entry]], bool]:
@@ -159,7 +155,7 @@ def _by_pod(
 
 def _suspect_pods(results: Results, shape: WorkloadShape) -> list[str]:
     """Pods missing from the latest lines: they went quiet, or log less often than the tail."""
-    alive = _pods_in(results.entries(fetches.TAIL))
+    alive = pods_in(results.entries(fetches.TAIL))
     return sorted(shape.pods - alive)
 
 
