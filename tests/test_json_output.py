@@ -2,8 +2,8 @@
 
 Numbers keep the text they were read with; an entry read as one minified line
 is written as read; anything else is minified. The line separators U+2028,
-U+2029 and U+0085 are escaped, so readers that split on them see one entry
-per line.
+U+2029 and U+0085 (and the other C1 controls) are escaped, so readers that split
+on them see one entry per line.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from pathways_workload.sources.base import Source
 from pathways_workload.sources.files import FileSource, plausible_window
 from pathways_workload.sources.text_logs import TextLogOptions, TextLogs
 from pathways_workload.timestamps import parse_timestamp_ns
+from pathways_workload.visible_text import VisibleControls
 from pathways_workload.window import Window, WindowFlags, resolve_window
 
 Clock = Callable[[], int]
@@ -253,12 +254,14 @@ def main(
     err: TextIO | None = None,
 ) -> int:
     """Run the command line; returns the exit code (never raises, never a traceback)."""
-    err = err or sys.stderr
+    err = cast(TextIO, VisibleControls(err or sys.stderr))
     try:
         args = build_parser().parse_args(argv)
         with destination(args.output, out or sys.stdout) as stream:
             guarded = GuardedOutput(stream)
-            code = _run(args, clock, cast(TextIO, guarded), err)
+            # JSON and HTML escape control characters their own way; text shows them.
+            shown = VisibleControls(cast(TextIO, guarded)) if args.format == "text" else guarded
+            code = _run(args, clock, cast(TextIO, shown), err)
             guarded.flush()
         if args.output not in (None, "-"):
             err.write(f"report written to {args.output}\n")

@@ -10,8 +10,9 @@ surrogate pair (`\\ud800` alone) is not text and is refused.
 
 Writing: an entry read as one minified line (no blanks between tokens, no
 `NaN`) is written as read, escapes and all; anything else is minified. Either
-way the line separators U+2028, U+2029 and U+0085 are escaped, so readers that
-split on them see one entry per line.
+way the line separators U+2028, U+2029 and U+0085 (and the other C1 controls,
+which some terminals obey) are escaped, so readers that split on them see one
+entry per line.
 """
 
 from __future__ import annotations
@@ -22,13 +23,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-_SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
 # A JSON string ("unrolled": a run of plain characters is one step, so a long string costs
 # no memory per character).
 _STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 # Outside strings, a minified line holds none of these (N, I: NaN, Infinity).
 _NOT_MINIFIED = re.compile(r"[ \t\r\nNI]")
-_NEEDS_ESCAPE = re.compile("[\u2028\u2029\u0085\ud800-\udfff]")
+_NEEDS_ESCAPE = re.compile("[\u0080-\u009f\u2028\u2029\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _NON_FINITE = {"NaN": '"NaN"', "Infinity": '"Infinity"', "-Infinity": '"-Infinity"'}
 
@@ -139,13 +139,12 @@ def _encode(value: Any) -> str:
 
 
 def _escape(match: re.Match[str]) -> str:
-    char = match.group()
-    return _SEPARATORS.get(char) or f"\\u{ord(char):04x}"
+    return f"\\u{ord(match.group()):04x}"
 
 
 def json_line(value: Any) -> str:
     """Any JSON value as one line (without the newline): UTF-8 text, the line separators
-    escaped, so readers that split on them see one record per line."""
+    and C1 controls escaped, so readers that split on them see one record per line."""
     line = json.dumps(value, ensure_ascii=False)
     return line if line.isascii() else _NEEDS_ESCAPE.sub(_escape, line)
 

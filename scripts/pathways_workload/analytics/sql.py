@@ -26,7 +26,7 @@ def string(value: str) -> str:
 def _escaped(char: str) -> str:
     if char in _ESCAPES:
         return _ESCAPES[char]
-    if char < " " or char == "\x7f" or char in "\u0085\u2028\u2029":
+    if char < " " or "\x7f" <= char <= "\x9f" or char in "\u2028\u2029":
         return f"\\u{ord(char):04x}"
     return char
 

@@ -13,8 +13,9 @@ NODE_MARK = " [workload node]"
 
 
 def entry_line(entry: Entry, mark: str = "") -> str:
-    """`TIMESTAMP SEVERITY WHERE: MESSAGE`, continuation lines indented."""
-    text = message(entry).rstrip("\n")
+    """`TIMESTAMP SEVERITY WHERE: MESSAGE`, continuation lines indented (a message's
+    lines may end in CRLF)."""
+    text = message(entry).replace("\r\n", "\n").rstrip("\n")
     head, *rest = text.split("\n") if text else [""]
     line = f"{entry.get('timestamp', '?')} {severity(entry)} {where(entry)}{mark}: {head}"
     return "\n".join([line, *("    " + part for part in rest)])
