@@ -69,6 +69,7 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
     root = report["root_cause"]
     missing = report["quiet_hosts_missing"]
     unread = [f"Incomplete: {missing}"] if missing else []
+    unread += _survived(report["survived"])
     if root is not None:
         return [*_failure_lines(root), *unread, *_evidence(root)]
     last = report["last_lines"]
@@ -87,6 +88,17 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
     ]
     more = [f"- … and {len(last) - MOST_ROWS} more"] if len(last) > MOST_ROWS else []
     return text + more + unread
+
+
+def _survived(warnings: list[dict[str, Any]]) -> list[str]:
+    if not warnings:
+        return []
+    first = warnings[0]
+    return [
+        f"Survived: {len(warnings)} warning(s) the run kept making progress after, never a "
+        f"cause; the first {first['timestamp']} {first['where']}: "
+        f"{_cut(_first_line(first['message']))}"
+    ]
 
 
 def _failures(report: dict[str, Any]) -> list[str]:
@@ -123,18 +135,26 @@ def _hosts(report: dict[str, Any]) -> list[str]:
     hosts = report["failing_hosts"]
     if not hosts:
         return []
-    origin = [row for row in hosts if not row["downstream"]] or hosts[:1]
+    origin = [row for row in hosts if not row["downstream"]]
+    lead = report["lead_host"]
     columns = ("pod", "slice", "host", "first_error_time", "first_error")
-    rows = [{key: _cut(str(row[key]), 80) for key in columns} for row in origin[:MOST_ROWS]]
-    text = ["", "## Hosts", "", "Where the failure began:", "", tabulate(rows, headers="keys")]
-    if len(origin) > MOST_ROWS:
-        text.append(f"… and {len(origin) - MOST_ROWS} more")
+    shown = origin or [lead]
+    rows = [{key: _cut(str(row[key]), 80) for key in columns} for row in shown[:MOST_ROWS]]
+    title = (
+        "Where the failure began:"
+        if origin
+        else f"No host logged an error of its own ({len(hosts)} only lost a peer or followed "
+        "another component); the lead:"
+    )
+    text = ["", "## Hosts", "", title, "", tabulate(rows, headers="keys")]
+    if len(shown) > MOST_ROWS:
+        text.append(f"… and {len(shown) - MOST_ROWS} more")
     downstream = len(hosts) - len(origin)
     slices = sorted({row["slice"] for row in hosts if row["downstream"]}, key=str)
     text += [
         "",
-        f"Failed first: {report['lead_host']['pod']}; lowest index: "
-        f"{report['lowest_indexed_host']['pod']}; affected downstream: {downstream} hosts"
+        f"Lead: {lead['pod']}" + (" (downstream)" if lead["downstream"] else "") + "; lowest "
+        f"index: {report['lowest_indexed_host']['pod']}; affected downstream: {downstream} hosts"
         + (f" in {len(slices)} slices" if downstream else ""),
     ]
     if report.get("failing_hosts_missing"):

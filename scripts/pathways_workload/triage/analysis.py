@@ -32,7 +32,9 @@ from pathways_workload.triage.hosts import (
     failing_hosts,
     head_nodes,
     host_index,
+    host_of,
     host_pods,
+    lead_host,
     lowest_indexed,
     own_crash_pods,
     pods_in,
@@ -42,6 +44,10 @@ from pathways_workload.triage.shape import learn_shape, unseen_host_line
 WORKER_CONTAINER = WORKER_CONTAINERS[0]
 # Controllers log through zap: `<time>\tINFO\t<logger>\t<message>` even on stderr.
 _ROUTINE_LEVEL_RE = re.compile(r"\t(?:DEBUG|INFO)\t")
+# A root cause known only downstream this soon after the window's start may report a failure
+# that began before it; the earlier start suggested reaches this far back.
+EARLY_NS = 60 * 10**9
+EARLIER_NS = 10 * 60 * 10**9
 
 
 def _brief(entry: Entry) -> dict[str, Any]:
@@ -157,39 +163,47 @@ def _evidence(found: TriageResults, nodes: set[str], names: Sequence[str]) -> li
     if not any(result.entries for result in found.latest):
         entries += [e for e in TriageResults.entries(found.controller) if _about(e, names)]
     evidence = [item for item in map(classify, entries) if item is not None]
-    return with_tracebacks(evidence, crashes, found.follow_ups)
+    return rules.shutting_down(with_tracebacks(evidence, crashes, found.follow_ups))
+
+
+def _last_step(entries: Sequence[Entry]) -> Entry | None:
+    """The user workload's latest progress line."""
+    steps = [
+        e for e in entries if container_of(e) in USER_CONTAINERS and PROGRESS_TERM in message(e)
+    ]
+    return max(steps, key=entry_time_ns) if steps else None
 
 
 def _progress_end(entries: Sequence[Entry]) -> int | None:
-    steps = [
-        entry_time_ns(e)
-        for e in entries
-        if container_of(e) in USER_CONTAINERS and PROGRESS_TERM in message(e)
-    ]
-    return max(steps) if steps else None
+    step = _last_step(entries)
+    return entry_time_ns(step) if step is not None else None
 
 
-def _failures(found: TriageResults, nodes: set[str], request: Request) -> list[rules.Failure]:
-    """Every failure in the window; with no error at all, a hang if something went quiet."""
+def _failures(
+    found: TriageResults, nodes: set[str], request: Request
+) -> tuple[list[rules.Failure], list[Evidence]]:
+    """Every failure in the window, and the warnings the run kept progressing after; with no
+    error at all, a hang if something went quiet."""
     recoveries = [
         entry_time_ns(e)
         for e in TriageResults.entries(found.startup)
         if any(term in message(e) for term in RECOVERY_TERMS)
     ]
     names = [workload.name for workload in request.target.workloads]
-    failures = rules.split_failures(_evidence(found, nodes, names), recoveries)
-    if failures:
-        return failures
     last = found.latest_lines()
+    evidence, survived = rules.kept_going(_evidence(found, nodes, names), last, _last_step(last))
+    failures = rules.split_failures(evidence, recoveries)
+    if failures:
+        return failures, survived
     unseen = _unseen_hosts(found, request)
     progress_end = _progress_end(last)
     if progress_end is None and unseen:  # no step in the window: progress stopped by its start
         progress_end = request.window.start_ns
     quiet = rules.quiet_first(last, progress_end, unseen)
     if quiet is None:
-        return []
+        return [], survived
     due = entry_time_ns(quiet) if quiet in unseen else rules.next_line_due(last, quiet)
-    return [rules.hang_failure(quiet, due)]
+    return [rules.hang_failure(quiet, due)], survived
 
 
 def _unseen_hosts(found: TriageResults, request: Request) -> list[Entry]:
@@ -219,8 +233,19 @@ def _hosts(
     quiet: Entry | None,
 ) -> list[dict[str, Any]]:
     """The chosen failure's failing hosts; for a head-pod failure, those of the window."""
-    hosts = failing_hosts(chosen.evidence, pods, quiet) if chosen else []
+    hosts = failing_hosts(chosen.evidence, pods, quiet, chosen.cause) if chosen else []
     return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
+
+
+def _began_on(
+    chosen: rules.Failure | None, quiet: Entry | None, pods: dict[str, HostPod]
+) -> str | None:
+    """The host pod where the failure began: in a hang the one that went quiet first, else
+    the one the root cause happened on (its node's host for node evidence)."""
+    if quiet is not None and pod_of(quiet) in pods:
+        return pod_of(quiet)
+    host = host_of(chosen.cause, pods) if chosen else None
+    return host.pod if host else None
 
 
 def _opens(symptom: Evidence, cause: Evidence) -> bool:
@@ -272,7 +297,7 @@ def quiet_coverage(found: TriageResults) -> str | None:
 def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     """The report's findings (everything but the checks)."""
     nodes = set(nodes_from(found.events + found.crashes + found.startup + found.latest))
-    failures = _failures(found, nodes, request)
+    failures, survived = _failures(found, nodes, request)
     chosen = rules.pick(failures, request.issue_ns)
     quiet = _quiet_host(found, chosen) if chosen else None
     pods = host_pods(found.container_lines())
@@ -280,21 +305,24 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     latest = rules.last_lines(found.latest_lines())
     head = head_nodes(found.container_lines())
     symptoms = [s for s in chosen.symptoms if not _opens(s, chosen.cause)] if chosen else []
+    root = _on_host(chosen, head, pods) if chosen else None
+    gaps = _early(root, chosen, request) if root and chosen else []
     return {
-        "root_cause": _on_host(chosen, head, pods) if chosen else None,
+        "root_cause": root,
         "failures": [_on_host(f, head, pods) for f in failures],
+        "survived": [_brief(item.entry) for item in survived],
         "symptoms": [_brief(s.entry) for s in symptoms],
         "symptom_groups": symptom_groups(symptoms),
         "failing_hosts": hosts,
         "origin_hosts": [row["pod"] for row in hosts if not row["downstream"]],
         "failing_hosts_missing": crash_coverage(found),
         "quiet_hosts_missing": quiet_coverage(found),
-        "lead_host": hosts[0] if hosts else None,
+        "lead_host": lead_host(hosts, _began_on(chosen, quiet, pods)),
         "lowest_indexed_host": lowest_indexed(hosts),
         "workload_nodes": sorted(nodes),
         "versions": versions.collect(e for r in found.every() for e in r.entries),
         "last_lines": [_brief(entry) for _, entry in sorted(latest.items())],
-        "coverage": _coverage(found),
+        "coverage": _coverage(found, gaps),
         "timeline": timeline.build(
             timeline.Workload(
                 found.container_lines(), list(pods.values()), found.shape().unseen_hosts()
@@ -307,8 +335,25 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     }
 
 
-def _coverage(found: TriageResults) -> dict[str, Any]:
-    """What the logs hold: each component's lines read, each log kind's presence, the gaps."""
+def _early(root: dict[str, Any], chosen: rules.Failure, request: Request) -> list[str]:
+    """When the root cause is known only by downstream lines from the window's first minute,
+    the failure they report may have begun before the window: the gap that says so (the
+    earlier start also leads the root cause's `read_next`)."""
+    after_ns = chosen.cause.time_ns - request.window.start_ns
+    if not root["downstream_only"] or after_ns >= EARLY_NS:
+        return []
+    earlier = format_timestamp_ns(request.window.start_ns - EARLIER_NS)
+    root["read_next"] = [f"--start_time={earlier}", *root["read_next"]]
+    return [
+        f"the root cause is known only by downstream lines, the first {after_ns / 1e9:.3g} s "
+        "after the window's start: the failure they report may have begun before it; read "
+        f"from an earlier start (--start_time={earlier})"
+    ]
+
+
+def _coverage(found: TriageResults, gaps: list[str]) -> dict[str, Any]:
+    """What the logs hold: each component's lines read, each log kind's presence, the gaps
+    (with `gaps`, found by the analysis)."""
     lines = TriageResults.entries(found.crashes + found.startup + found.latest + found.head_lines)
     expected = len(learn_shape(lines).expected)
     instances = [str(entry.get("logName")) for entry in TriageResults.entries(found.instances)]
@@ -320,4 +365,5 @@ def _coverage(found: TriageResults) -> dict[str, Any]:
     }
     audited = any("system_event" in name for name in instances)
     audit = {"kind": "GCE audit (preemption, maintenance)", "seen": audited, "gap": None}
-    return coverage.report(lines, expected, kinds, (audit,))
+    made = coverage.report(lines, expected, kinds, (audit,))
+    return {**made, "gaps": [*made["gaps"], *gaps]}

@@ -427,6 +427,8 @@ READY_LINES = (
 # Python's default logging layout, `LEVEL:logger:message`: routine levels even when GKE
 # marked the line ERROR because it went to stderr.
 _PYTHON_ROUTINE_RE = re.compile(r"^(?:DEBUG|INFO):[\w.]+:")
+# Python's `warnings` module: `path.py:LINE: CategoryWarning: message` (a notice, not an error).
+_PYTHON_WARNING_RE = re.compile(r"^\S+\.py:\d+: (?:\w+\.)*[A-Z]\w*Warning: ")
 QUIET_EVENT_REASONS = (
     "Scheduled",
     "Pulling",
@@ -591,12 +593,14 @@ def symptom_of(entry: Entry) -> Symptom | None:
 
 def _routine_line(entry: Entry) -> bool:
     """A quiet container line: low severity (unless a known failure is logged that low), a
-    Python logging record at a routine level, or a start-up and readiness line."""
+    Python logging record at a routine level or a Python warning, or a start-up and readiness
+    line."""
     text = bare_message(entry)
     if severity(entry) in QUIET_SEVERITIES:
         scenario = scenarios.match(entry)
         return scenario is None or not scenario.info_level
-    return bool(_PYTHON_ROUTINE_RE.match(text)) or any(line in text for line in READY_LINES)
+    python = _PYTHON_ROUTINE_RE.match(text) or _PYTHON_WARNING_RE.match(text)
+    return bool(python) or any(line in text for line in READY_LINES)
 
 
 def _is_noise(entry: Entry, source: str) -> bool:

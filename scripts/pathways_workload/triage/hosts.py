@@ -47,7 +47,7 @@ class HostPod:
     """A TPU host pod as its lines show it: node, indices and when it logged."""
 
     pod: str
-    node: str
+    node: str | None  # None when its lines lack the node label
     slice: str
     host: str
     first_ns: int
@@ -69,7 +69,7 @@ def host_pods(entries: Iterable[Entry]) -> dict[str, HostPod]:
         if container_of(entry) not in HOST_CONTAINERS:
             continue
         pod, node = pod_of(entry), node_of(entry)
-        if not pod or not node:
+        if not pod:
             continue
         indices = host_index(entry_labels(entry))
         if indices is None:
@@ -77,6 +77,7 @@ def host_pods(entries: Iterable[Entry]) -> dict[str, HostPod]:
         time = entry_time_ns(entry)
         known = pods.setdefault(pod, HostPod(pod, node, *indices, time, time))
         known.first_ns, known.last_ns = min(known.first_ns, time), max(known.last_ns, time)
+        known.node = known.node or node
     return pods
 
 
@@ -94,7 +95,7 @@ def head_nodes(entries: Iterable[Entry]) -> frozenset[str]:
     return frozenset(heads - hosts)
 
 
-def _host_of(item: Evidence, pods: dict[str, HostPod]) -> HostPod | None:
+def host_of(item: Evidence, pods: dict[str, HostPod]) -> HostPod | None:
     """The host pod an item of evidence is about, if any."""
     if item.pod in pods:
         return pods[item.pod]
@@ -111,17 +112,22 @@ def _follows_the_client(item: Evidence) -> bool:
 
 
 def failing_hosts(
-    evidence: Sequence[Evidence], pods: dict[str, HostPod], quiet: Entry | None = None
+    evidence: Sequence[Evidence],
+    pods: dict[str, HostPod],
+    quiet: Entry | None = None,
+    cause: Evidence | None = None,
 ) -> list[dict[str, Any]]:
-    """Per failing host, its first error (or, in a hang, when it went quiet); earliest first.
+    """Per failing host, its first error (or, in a hang, when it went quiet); earliest first,
+    at the same instant a host's own error before a symptom.
 
     `downstream` marks a host whose every line is a symptom (it only lost a peer, or the
-    client): the failure began elsewhere.
+    client): the failure began elsewhere. The failure's `cause` counts for its host whatever
+    it says (a SIGTERM that nothing else explains); as an own error unless it is a symptom.
     """
     firsts: dict[str, tuple[int, Entry]] = {}
     own_error: set[str] = set()
     for item in sorted(evidence, key=lambda item: (item.time_ns, item.order())):
-        host = _host_of(item, pods)
+        host = host_of(item, pods)
         if (
             host
             and item.source != "pod-event"
@@ -131,14 +137,20 @@ def failing_hosts(
             firsts.setdefault(host.pod, (item.time_ns, item.entry))
             if not item.symptom:
                 own_error.add(host.pod)
+    began: list[tuple[str, int, Entry, bool]] = []
+    if cause is not None and (host := host_of(cause, pods)) is not None:
+        began.append((host.pod, cause.time_ns, cause.entry, not cause.symptom))
     if quiet is not None and pod_of(quiet) in pods:
-        time = entry_time_ns(quiet)
-        pod = str(pod_of(quiet))
-        own_error.add(pod)
+        began.append((str(pod_of(quiet)), entry_time_ns(quiet), quiet, True))
+    for pod, time, entry, own in began:
+        if own:
+            own_error.add(pod)
         if pod not in firsts or firsts[pod][0] > time:
-            firsts[pod] = (time, quiet)
+            firsts[pod] = (time, entry)
     rows = []
-    for pod, (_, entry) in sorted(firsts.items(), key=lambda pair: pair[1][0]):
+    for pod, (_, entry) in sorted(
+        firsts.items(), key=lambda pair: (pair[1][0], pair[0] not in own_error)
+    ):
         host = pods[pod]
         text = message(entry)
         rows.append(
@@ -153,6 +165,15 @@ def failing_hosts(
             }
         )
     return rows
+
+
+def lead_host(hosts: Sequence[dict[str, Any]], cause_pod: str | None) -> dict[str, Any] | None:
+    """Where the failure began: the root cause's host, else the first host with an error of
+    its own, else the first to report (then its row says it is downstream)."""
+    for row in hosts:
+        if row["pod"] == cause_pod:
+            return row
+    return next((row for row in hosts if not row["downstream"]), hosts[0] if hosts else None)
 
 
 def lowest_indexed(hosts: Sequence[dict[str, Any]]) -> dict[str, Any] | None:

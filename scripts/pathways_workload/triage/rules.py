@@ -14,6 +14,11 @@
    is the root cause.
 6. With no error at all, the component that went quiet first is the cause of a
    hang; with no quiet component either, the run was healthy.
+7. A container's own errors in the minute after its SIGTERM are it shutting
+   down: symptoms of whatever stopped it, never its cause.
+8. A warning no known failure explains, after which the user workload kept
+   making progress (same attempt, more than a minute on, and on to the end of
+   its lines), is one the run survived: reported apart, never a cause.
 """
 
 from __future__ import annotations
@@ -23,12 +28,15 @@ import itertools
 import re
 from collections.abc import Sequence
 
-from pathways_workload.describe import container_of, pod_of
+from pathways_workload.describe import container_of, pod_of, severity
 from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
 from pathways_workload.terms import USER_CONTAINERS
-from pathways_workload.triage.evidence import NODE_EVENT_TOLERANCE_NS, Evidence
+from pathways_workload.triage.evidence import NODE_EVENT_TOLERANCE_NS, Evidence, attempt_of
 from pathways_workload.triage.fetches import CADENCE_LINES, QUIET_AFTER_NS
+from pathways_workload.triage.hosts import TEARDOWN
 
+# After its SIGTERM, a container shuts down within its grace period (30 s by default).
+SHUTDOWN_NS = 60 * 10**9
 # A component that hangs may still log a line or two just after the last step.
 STEP_SLACK_NS = 60 * 10**9
 _DIGITS_RE = re.compile(r"[0-9a-f]*[0-9][0-9a-f]*")
@@ -72,6 +80,49 @@ def root_of(evidence: Sequence[Evidence]) -> Evidence | None:
         if group:
             return min(group, key=Evidence.order)
     return None
+
+
+def shutting_down(evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The evidence, a container's errors in the minute after its own SIGTERM made symptoms
+    (rule 7)."""
+    told: dict[tuple[str | None, str | None], int] = {}
+    for item in evidence:
+        if item.pod and TEARDOWN in item.message:
+            key = (item.pod, item.container)
+            told[key] = min(told.get(key, item.time_ns), item.time_ns)
+
+    def after_sigterm(item: Evidence) -> bool:
+        since = item.time_ns - told.get((item.pod, item.container), item.time_ns)
+        return 0 < since <= SHUTDOWN_NS
+
+    return [
+        dataclasses.replace(item, symptom=True) if after_sigterm(item) else item
+        for item in evidence
+    ]
+
+
+def kept_going(
+    evidence: Sequence[Evidence], latest: Sequence[Entry], last_step: Entry | None
+) -> tuple[list[Evidence], list[Evidence]]:
+    """The evidence without the warnings the run survived (rule 8), and those warnings.
+    `latest` are the workload's latest lines, `last_step` the user workload's latest step."""
+    if last_step is None or not latest:
+        return list(evidence), []
+    end = entry_time_ns(last_step)
+    if max(map(entry_time_ns, latest)) - end >= QUIET_AFTER_NS:  # progress stopped: no survival
+        return list(evidence), []
+    attempt = attempt_of(last_step)
+
+    def survived(item: Evidence) -> bool:
+        return (
+            not item.symptom
+            and severity(item.entry) == "WARNING"
+            and item.scenario is None
+            and item.attempt == attempt
+            and end - item.time_ns > STEP_SLACK_NS
+        )
+
+    return [e for e in evidence if not survived(e)], [e for e in evidence if survived(e)]
 
 
 def _attempt_of(item: Evidence, starts: list[tuple[int, str]]) -> str | None:
