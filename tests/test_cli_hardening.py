@@ -267,3 +267,57 @@ def test_grouping_printed_lines_is_refused_by_report_actions(action: str) -> Non
     code, out, err = run_cli(f"--action={action}", *BASE, "--first_per_pod=1")
     assert (code, out) == (2, "")
     assert err.splitlines()[-1].startswith("error: --first_per_pod groups the lines")
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ("--action=node-ooms", "--extra_terms=NODES_FROM_DISCOVERY"),
+            "error: --extra_terms='NODES_FROM_DISCOVERY': NODES_FROM_DISCOVERY stands for the "
+            "discovered nodes in printed commands; search for another string",
+        ),
+        (
+            ("--action=neighbors", "--extra_term=x nodes_from_discovery"),
+            "error: --extra_term='x nodes_from_discovery': NODES_FROM_DISCOVERY stands for the "
+            "discovered nodes in printed commands; search for another string",
+        ),
+        (
+            ("--action=node-ooms", "--node_names=,"),
+            "error: --node_names=',' names nothing: give the nodes comma-separated: "
+            "--node_names=A,B",
+        ),
+        (
+            ("--action=workers", "--container_names= , "),
+            "error: --container_names=' , ' names nothing: give the containers "
+            "comma-separated: --container_names=A,B",
+        ),
+        (
+            ("--action=errors", "--extra_terms=,"),
+            "error: --extra_terms=',' names nothing: give the terms comma-separated: "
+            "--extra_terms=A,B",
+        ),
+        (
+            ("--action=errors", "--limit=9223372036854775808"),
+            "error: argument --limit: '9223372036854775808' must be at most "
+            "9223372036854775807 (see --help)",
+        ),
+        (
+            ("--action=errors", f"--duration={'1' * 4301}s"),
+            f"error: --duration={'1' * 4301}s: not a duration; use e.g. 30m, 1h, 1h30m or 90s",
+        ),
+        (
+            ("--action=errors", "--issue_time=2026-10-22T11:40:00Z\nsecond line"),
+            "error: --issue_time='2026-10-22T11:40:00Z\\nsecond line': not an RFC 3339 time; "
+            "use e.g. 2026-10-22T11:10:00Z",
+        ),
+    ],
+)
+def test_values_that_would_mislead_print_mode_are_refused(argv: tuple[str, ...], line: str) -> None:
+    """Print mode, in one line each: a term holding the nodes' placeholder (it would become
+    the node names in the pasted command), a list naming nothing (it would mean "all"), a
+    limit gcloud refuses, and window values too long or spanning lines."""
+    code, out, err = run_cli(*BASE, *argv)
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == line
+    assert "\n" not in err.split("error: ", 1)[1].rstrip("\n")

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from pathways_workload import __version__, filters, target
+from pathways_workload.actions.node_level import NODES_SENTINEL
 from pathways_workload.analytics.dataset import DEFAULT_MAX_BYTES_BILLED as DEFAULT_CAP
 from pathways_workload.analytics.dataset import DEFAULT_VIEW, Dataset
 from pathways_workload.errors import UsageError
@@ -87,6 +88,8 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    if value > MAX_INT64:  # gcloud's --limit and BigQuery's INT64 stop there
+        raise argparse.ArgumentTypeError(f"{text!r} must be at most {MAX_INT64}")
     return value
 
 
@@ -302,14 +305,29 @@ def _engine_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _split(values: Sequence[str]) -> tuple[str, ...]:
-    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+def _split(flag: str, values: Sequence[str]) -> tuple[str, ...]:
+    """A comma-separated flag's items; a value that names none (`,`, two unset shell
+    variables) is refused, as an empty value is."""
+    items: list[str] = []
+    for value in values:
+        parts = [part.strip() for part in value.split(",") if part.strip()]
+        if not parts:
+            hint = REPEAT_HINTS.get(flag, "give the terms comma-separated: --extra_terms=A,B")
+            raise UsageError(f"--{flag}={value!r} names nothing: {hint}")
+        items += parts
+    return tuple(items)
 
 
 def _searchable(flag: str, terms: Sequence[str]) -> tuple[str, ...]:
-    """Search terms given with `flag`, each one a string a filter can search for."""
+    """Search terms given with `flag`, each one a string a filter can search for (and not
+    the placeholder print mode writes for the nodes discovery finds)."""
     for term in terms:
         problem = filters.unsearchable(term)
+        if NODES_SENTINEL.casefold() in term.casefold():
+            problem = (
+                f"{NODES_SENTINEL} stands for the discovered nodes in printed commands; "
+                "search for another string"
+            )
         if problem:
             raise UsageError(f"{flag}={term!r}: {problem}")
     return tuple(terms)
@@ -327,8 +345,10 @@ def target_flags(args: argparse.Namespace) -> target.TargetFlags:
         job_name=args.job_name,
         pod_prefix=args.pod_prefix,
         workload=tuple(args.workload),
-        node_names=_split([args.node_names or ""]),
-        container_names=_split([args.container_names or ""]),
+        node_names=_split("node_names", [args.node_names] if args.node_names else []),
+        container_names=_split(
+            "container_names", [args.container_names] if args.container_names else []
+        ),
     )
 
 
@@ -338,7 +358,7 @@ def options_from(args: argparse.Namespace) -> Options:
         raise UsageError("--filter goes with --action=query")
     return Options(
         min_severity=args.min_severity,
-        extra_terms=_searchable("--extra_terms", _split(args.extra_terms))
+        extra_terms=_searchable("--extra_terms", _split("extra_terms", args.extra_terms))
         + _searchable("--extra_term", args.extra_term),
         limit=args.limit,
         order=args.order,

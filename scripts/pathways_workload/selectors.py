@@ -162,14 +162,15 @@ def on_nodes(nodes: Sequence[str]) -> str:
     return filters.one_of(filters.label(labels.NODE), nodes)
 
 
-def serial_console_ooms(nodes: Sequence[str] = ()) -> str:
-    """Kernel OOM-kill lines in the serial console (of these nodes, when given)."""
+def serial_console_ooms(nodes: Sequence[str] = (), extra: Sequence[str] = ()) -> str:
+    """Kernel OOM-kill lines (or lines with an `extra` term) in the serial console (of these
+    nodes, when given)."""
     return filters.all_of(
         [
             GCE_INSTANCE,
             filters.log_id(SERIAL_CONSOLE_LOG),
             on_nodes(nodes) if nodes else "",
-            filters.message_has_any(terms.NODE_OOM_TERMS),
+            filters.message_has_any((*terms.NODE_OOM_TERMS, *extra)),
         ]
     )
 

@@ -13,7 +13,10 @@ DEFAULT_DURATION = "1h"
 EARLIEST_NS = parse_timestamp_ns("0001-01-01T00:00:00Z")
 LATEST_NS = parse_timestamp_ns("9999-12-31T23:59:59.999999999Z")
 ISSUE_HALF_WIDTH_NS = 30 * 60 * NANOS_PER_SECOND
-_DURATION_RE = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
+# At most 30 digits a unit: more is no duration (and past what int() reads from text).
+_DURATION_RE = re.compile(
+    r"(?:([0-9]{1,30})d)?(?:([0-9]{1,30})h)?(?:([0-9]{1,30})m)?(?:([0-9]{1,30})s)?"
+)
 _UNIT_SECONDS = (86400, 3600, 60, 1)
 
 
@@ -66,14 +69,22 @@ class WindowFlags:
         return any(value is not None for value in dataclasses.astuple(self))
 
 
+def as_given(text: str) -> str:
+    """A flag's value for a one-line message: as typed, quoted when it holds a line break or
+    another character that does not print."""
+    return text if text.isprintable() else repr(text)
+
+
 def parse_flag_duration_ns(text: str) -> int:
     """Parse `30m`, `1h`, `1h30m`, `90s`, `2d` to nanoseconds; it must be positive."""
     match = _DURATION_RE.fullmatch(text.strip())
     if not text.strip() or match is None:
-        raise UsageError(f"--duration={text}: not a duration; use e.g. 30m, 1h, 1h30m or 90s")
+        raise UsageError(
+            f"--duration={as_given(text)}: not a duration; use e.g. 30m, 1h, 1h30m or 90s"
+        )
     seconds = sum(int(part or 0) * unit for part, unit in zip(match.groups(), _UNIT_SECONDS))
     if seconds <= 0:
-        raise UsageError(f"--duration={text}: must be longer than zero, e.g. 30m or 1h")
+        raise UsageError(f"--duration={as_given(text)}: must be longer than zero, e.g. 30m or 1h")
     return seconds * NANOS_PER_SECOND
 
 
@@ -98,7 +109,7 @@ def _timestamp(flag: str, text: str) -> int:
         return parse_timestamp_ns(text)
     except ValueError:
         raise UsageError(
-            f"--{flag}={text}: not an RFC 3339 time; use e.g. 2026-10-22T11:10:00Z"
+            f"--{flag}={as_given(text)}: not an RFC 3339 time; use e.g. 2026-10-22T11:10:00Z"
         ) from None
 
 

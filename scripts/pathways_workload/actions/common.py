@@ -46,11 +46,12 @@ def term_match(request: Request, builtin: tuple[str, ...]) -> str | None:
     return filters.any_of([filters.message_has_any(found), f"severity>={request.floor}"])
 
 
-def narrowing(request: Request) -> str | None:
-    """For actions without terms, --min_severity and --extra_terms narrow the selection."""
+def narrowing(request: Request, with_terms: bool = True) -> str | None:
+    """--min_severity narrows the selection; so do --extra_terms for a query without terms
+    (`with_terms`: a query with terms takes them as more terms instead)."""
     clauses = []
     if request.options.min_severity and request.options.min_severity != "DEFAULT":
         clauses.append(f"severity>={request.options.min_severity}")
-    if request.options.extra_terms:
+    if request.options.extra_terms and with_terms:
         clauses.append(filters.message_has_any(request.options.extra_terms))
     return filters.all_of(clauses) or None

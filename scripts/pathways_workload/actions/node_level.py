@@ -138,6 +138,8 @@ def _per_node_chunk(
 
 
 def build_node_ooms(request: Request, _: Results) -> list[Fetch]:
+    """Both queries have terms: --extra_terms are more of them (OR), --min_severity narrows."""
+    extra = request.options.extra_terms
     oom_events = filters.one_of("jsonPayload.reason", terms.NODE_OOM_REASONS)
     node_events = filters.all_of(
         [
@@ -145,12 +147,12 @@ def build_node_ooms(request: Request, _: Results) -> list[Fetch]:
             filters.any_of(
                 [
                     f'(log_id("events") AND {oom_events})',
-                    filters.message_has_any(terms.NODE_OOM_TERMS),
+                    filters.message_has_any((*terms.NODE_OOM_TERMS, *extra)),
                 ]
             ),
         ]
     )
-    narrow = narrowing(request)
+    narrow = narrowing(request, with_terms=False)
     fetches = [
         fetch(
             request,
@@ -164,7 +166,7 @@ def build_node_ooms(request: Request, _: Results) -> list[Fetch]:
         request,
         "serial_ooms",
         "kernel OOM kills in the serial console of the workload's nodes",
-        lambda nodes: filters.all_of([selectors.serial_console_ooms(nodes), narrow or ""]),
+        lambda nodes: filters.all_of([selectors.serial_console_ooms(nodes, extra), narrow or ""]),
     )
     return fetches
 
@@ -182,6 +184,8 @@ def _instance_audit(nodes: Sequence[str]) -> str:
 
 
 def _node_interruption_events(request: Request, nodes: Sequence[str]) -> str:
+    """The nodes' interruption events: a known reason, or a built-in or --extra_terms term."""
+    found = (*terms.NODE_INTERRUPTION_TERMS, *request.options.extra_terms)
     return filters.all_of(
         [
             filters.log_id("events"),
@@ -190,7 +194,7 @@ def _node_interruption_events(request: Request, nodes: Sequence[str]) -> str:
             filters.any_of(
                 [
                     filters.one_of("jsonPayload.reason", terms.NODE_INTERRUPTION_REASONS),
-                    filters.message_has_any(terms.NODE_INTERRUPTION_TERMS),
+                    filters.message_has_any(found),
                 ]
             ),
         ]
@@ -201,7 +205,8 @@ def build_interruptions(request: Request, _: Results) -> list[Fetch]:
     nodes = _nodes(request)
     if not nodes:
         return []
-    narrow = narrowing(request) or ""
+    # Only the node events have terms (more with --extra_terms); --min_severity narrows all.
+    narrow = narrowing(request, with_terms=False) or ""
     audit = _per_node_chunk(
         request,
         "audit",
