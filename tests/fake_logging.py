@@ -34,7 +34,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -210,11 +210,11 @@ class FakeLogging:
             return found
         compiled = self._compile(text)
         prefixes = tuple(f"{name}/logs/" for name in names)
-        found = [
+        found = _distinct(
             entry
             for entry in entries
             if str(entry.get("logName", "")).startswith(prefixes) and compiled.matches(entry)
-        ]
+        )
         found.sort(key=sort_key, reverse=order == "timestamp desc")
         with self._lock:
             if entries is self._entries:
@@ -280,6 +280,20 @@ def _read_token(token: object, key: str, partial_pages: int) -> tuple[int, int]:
     if bound != key:
         raise ApiError(400, "The page token does not match the request it continues.")
     return offset, partial
+
+
+def _distinct(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each entry once: copies with the same timestamp and insertId are one entry (the first
+    stored), as Cloud Logging returns them."""
+    seen: set[tuple[int, str]] = set()
+    kept = []
+    for entry in entries:
+        key = sort_key(entry)
+        if key[1] and key in seen:
+            continue
+        seen.add(key)
+        kept.append(entry)
+    return kept
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):

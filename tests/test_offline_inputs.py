@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from pathways_workload.sources import export_reader
+from tests.fake_logging import FakeLogging, point_at
 from tests.helpers import container_entry, run_cli
 from tests.test_incidents import INCIDENTS, target_args
 
@@ -377,11 +378,15 @@ def test_the_scanner_writes_nothing_of_its_own_to_stderr(tmp_path: Path) -> None
     assert [line.split(":")[0] for line in err.splitlines()] == ["warning", "window", "2 entries"]
 
 
+@pytest.mark.parametrize("written", [int, str])
 @pytest.mark.parametrize("engine", ["logging", "analytics"])
-def test_a_severity_written_as_its_number_is_that_level(tmp_path: Path, engine: str) -> None:
-    """proto3 JSON may write the severity enum as its number (a client's default JSON):
-    500 is ERROR, for the filters (also when the prefilter looks for names among many
-    lines) and for the lines printed."""
+def test_a_severity_written_as_its_number_is_that_level(
+    tmp_path: Path, engine: str, written: type
+) -> None:
+    """proto3 JSON may write the severity enum as its number (a client's default JSON), and
+    protobuf's parser reads the number in a string too: 500 and "500" are ERROR, for the
+    filters (also when the prefilter looks for names among many lines) and for the lines
+    printed."""
     quiet = [
         container_entry("fine", severity="INFO", timestamp=f"2026-10-22T11:{i % 50:02d}:00Z")
         for i in range(400)
@@ -391,7 +396,7 @@ def test_a_severity_written_as_its_number_is_that_level(tmp_path: Path, engine: 
         for text, minute in (("five hundred", "10"), ("two hundred", "20"), ("six hundred", "30"))
     ]
     for entry, level in zip(numbered, (500, 200, 600)):
-        entry["severity"] = level
+        entry["severity"] = written(level)
     path = tmp_path / "export.jsonl"
     path.write_text(_lines_text(quiet[:200] + numbered + quiet[200:]))
     code, out, err = run_cli(
@@ -555,3 +560,29 @@ def test_an_empty_export_is_said_to_be_empty(
     assert (code, out) == (0, "")
     name = "<stdin>" if stream else str(path)
     assert f"warning: {name} is empty (0 bytes)" in err.splitlines()
+
+
+def test_copies_of_one_entry_give_the_same_answer_in_either_order_and_in_the_cloud(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two copies of an entry (same timestamp and insertId, other text) are one entry: offline
+    keeps the first in the export whichever the order, as the fake Cloud Logging does."""
+    first = container_entry("Check failed: first copy", timestamp="2026-10-22T11:11:00Z")
+    second = {**first, "textPayload": "Check failed: second copy"}
+    other = container_entry("Check failed: another", timestamp="2026-10-22T11:12:00Z")
+    path = tmp_path / "export.jsonl"
+    path.write_text(_lines_text([first, second, other]))
+    args = ("--action=errors", "--jobset_name=llama-train", "--project=pw-demo")
+    window = ("--start_time=2026-10-22T11:00:00Z", "--duration=1h", "--format=json")
+    answers = {}
+    with FakeLogging([first, second, other]) as fake:
+        point_at(monkeypatch, fake)
+        for order in ("asc", "desc"):
+            for where in (f"--logs_file={path}", "--execute"):
+                code, out, err = run_cli(*args, *window, f"--order={order}", where)
+                assert code == 0, err
+                texts = [json.loads(line)["textPayload"] for line in out.splitlines()]
+                answers[order, where] = texts if order == "asc" else texts[::-1]
+    assert set(map(tuple, answers.values())) == {
+        ("Check failed: first copy", "Check failed: another")
+    }

@@ -138,6 +138,6 @@ def severity(entry: Entry) -> str:
     """The severity's name, upper-cased as the query language reads it (a level's number, as
     proto3 JSON may write it, named)."""
     value = entry.get("severity")
-    if isinstance(value, str):
+    if isinstance(value, str) and not (value.isascii() and value.isdigit()):
         return value.upper() or "DEFAULT"
     return SEVERITY_NAMES.get(severity_level(value), "DEFAULT")

@@ -266,12 +266,12 @@ def _severity_field(
 ) -> Predicate:
     """Severity comparisons, decided in advance for each of the nine level names."""
     by_name = {name: joined(level) for name, level in values.SEVERITY_LEVELS.items()}
-    otherwise = joined(0)
 
     def severity(entry: Entry, memo: Memo) -> bool:
         value = read(entry)
         if isinstance(value, str):
-            return by_name.get(value.upper(), otherwise)
+            decided = by_name.get(value.upper())
+            return joined(values.severity_level(value)) if decided is None else decided
         if isinstance(value, list):
             return on_list(value)
         return joined(values.severity_level(value))

@@ -62,10 +62,13 @@ SEVERITY_NAMES = types.MappingProxyType({level: name for name, level in SEVERITY
 
 def severity_level(value: object) -> int:
     """An entry's severity as a level: a name (any case), or a level's number as proto3 JSON
-    may write the enum (`"severity": 500`, from a client's default JSON); anything else is
-    DEFAULT."""
+    may write the enum (`"severity": 500`, from a client's default JSON, or `"500"`, which
+    protobuf's JSON parser reads as the same number); anything else is DEFAULT."""
     if isinstance(value, str):
-        return SEVERITY_LEVELS.get(value.upper(), 0)
+        if value.isascii() and value.isdigit():
+            value = int(value)
+        else:
+            return SEVERITY_LEVELS.get(value.upper(), 0)
     if isinstance(value, int) and not isinstance(value, bool) and value in SEVERITY_NUMBERS:
         return value
     return 0

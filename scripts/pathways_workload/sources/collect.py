@@ -141,8 +141,18 @@ class Collector:
 
     def _trim(self) -> None:
         """Keep the best `limit` entries, each once (an entry found in two exports, or twice
-        in one, is one entry, as Cloud Logging returns it); the last of them bounds the rest."""
-        self.kept.sort(key=lambda pair: pair[0], reverse=self.descending)
+        in one, is one entry, as Cloud Logging returns it: the copy first in the exports,
+        whatever the order); the last of them bounds the rest."""
+
+        def rank(pair: tuple[Key, Record]) -> tuple[int, str, int, int]:
+            time, insert_id, (export, offset) = pair[0]
+            return (
+                (time, insert_id, -export, -offset)
+                if self.descending
+                else (time, insert_id, export, offset)
+            )
+
+        self.kept.sort(key=rank, reverse=self.descending)
         distinct: list[tuple[Key, Record]] = []
         for pair in self.kept:
             if distinct and pair[0][1] and pair[0][:2] == distinct[-1][0][:2]:

@@ -43,7 +43,7 @@ _SAMPLE_BYTES = 1 << 19
 # A group found in more than this share of the sample's records is not worth searching for.
 COMMON_FRACTION = 0.5
 # A severity written as the enum's number: the prefilter looks for names.
-_NUMERIC_SEVERITY = rb'"severity"[ \t]*:[ \t]*-?[0-9]'
+_NUMERIC_SEVERITY = rb'"severity"[ \t]*:[ \t]*"?-?[0-9]'
 _UNDECIDABLE = rb"[\x09\x0d\x20-\x7f][\x80-\xff]|\\[u/]" + ORDINARY + b"|" + _NUMERIC_SEVERITY
 _MAX_MEMORY = 256 << 20
 _CONTROL = re.compile(CONTROL)
