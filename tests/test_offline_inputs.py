@@ -150,6 +150,25 @@ def test_dash_reads_standard_input(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _messages(out) == ["Check failed: one", "Check failed: two"]
 
 
+@pytest.mark.parametrize("engine", ["logging", "analytics"])
+@pytest.mark.parametrize("packed", [False, True])
+def test_standard_input_without_window_flags_replays_its_span(
+    monkeypatch: pytest.MonkeyPatch, engine: str, packed: bool
+) -> None:
+    """The export's span is read first, then the queries: the stream, copied aside, is read
+    again (by DuckDB too), not found empty."""
+    export = INCIDENTS / "host-oom-worker.json"
+    args = ("--action=errors", "--jobset_name=gemma-train", f"--engine={engine}")
+    code, from_file, err = run_cli(*args, f"--logs_file={export}")
+    assert code == 0, err
+    assert len(from_file.splitlines()) > 5
+    data = export.read_bytes()
+    _with_stdin(monkeypatch, gzip.compress(data) if packed else data)
+    code, from_stdin, err = run_cli(*args, "--logs_file=-")
+    assert code == 0, err
+    assert from_stdin == from_file
+
+
 def test_standard_input_is_read_again_for_a_second_stage(monkeypatch: pytest.MonkeyPatch) -> None:
     """Node discovery and then the node queries: the stream is read twice."""
     export = INCIDENTS / "host-oom-worker.json"

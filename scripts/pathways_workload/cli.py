@@ -80,7 +80,7 @@ class _Engine:
         from pathways_workload.analytics import engine
 
         return engine.offline_source(
-            paths, self.dataset, self.project, self.full, stack, files.text
+            paths, self.dataset, self.project, self.full, stack, files.text, files.files()
         )
 
     def cloud(self, err: TextIO) -> Source:

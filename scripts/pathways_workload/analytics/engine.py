@@ -17,6 +17,7 @@ from pathways_workload.analytics.offline import OfflineStore
 from pathways_workload.analytics.printing import SqlPrinter
 from pathways_workload.analytics.source import AnalyticsSource
 from pathways_workload.errors import UsageError
+from pathways_workload.sources.inputs import ExportFile
 from pathways_workload.sources.text_logs import TextLogs
 
 
@@ -42,10 +43,11 @@ def offline_source(
     full: bool,
     stack: contextlib.ExitStack,
     text: TextLogs | None = None,
+    exports: list[ExportFile] | None = None,
 ) -> AnalyticsSource:
     """The exports (and text logs) loaded into DuckDB (closed with `stack`), queried with the
-    same SQL."""
-    store = stack.enter_context(OfflineStore(paths, text=text))
+    same SQL; `exports` as already opened, when they were."""
+    store = stack.enter_context(OfflineStore(paths, text=text, exports=exports))
     view = queries.View(dataset.table_or_stand_in(), project)
     return AnalyticsSource(store.rows, view, full)
 

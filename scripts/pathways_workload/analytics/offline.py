@@ -33,7 +33,7 @@ from pathways_workload.lql import fields
 from pathways_workload.lql.values import SEVERITY_NAMES
 from pathways_workload.sources.export_reader import every_record
 from pathways_workload.sources.framing import escaped_key
-from pathways_workload.sources.inputs import export_files
+from pathways_workload.sources.inputs import ExportFile, export_files
 from pathways_workload.sources.records import Record
 from pathways_workload.sources.text_logs import TextLogs
 from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
@@ -71,9 +71,16 @@ class OfflineStore:
     """A DuckDB database holding recorded exports as a log view; use as a context manager."""
 
     def __init__(
-        self, paths: list[str], memory_limit: str | None = None, text: TextLogs | None = None
+        self,
+        paths: list[str],
+        memory_limit: str | None = None,
+        text: TextLogs | None = None,
+        exports: list[ExportFile] | None = None,
     ) -> None:
+        """`exports`: the paths' exports as already opened (a stream read once is copied
+        aside then: opening it again would find it empty)."""
         self._paths = paths
+        self._exports = exports
         self._memory_limit = memory_limit
         self._text = text or TextLogs()
         self._folder: Path | None = None
@@ -136,7 +143,8 @@ class OfflineStore:
     def _load(self, duckdb: Any) -> None:
         assert self._folder is not None
         lines = self._folder / "entries.jsonl"
-        records = _copy_records(self._paths, self._text, lines)
+        exports = self._exports if self._exports is not None else export_files(self._paths)
+        records = _copy_records(exports, self._text, lines)
         select = ",\n  ".join(f"{_load_expression(f)} AS {f.name}" for f in columns.VIEW_COLUMNS)
         raw_columns = {key: RAW_TYPES.get(key, "JSON") for key in _raw_keys()}
         try:
@@ -149,7 +157,7 @@ class OfflineStore:
         except duckdb.OutOfMemoryException:
             raise self._out_of_memory() from None
         except duckdb.Error as error:
-            raise _first_bad_record(self._paths, self._text, error) from None
+            raise _first_bad_record(exports, self._text, error) from None
         self.rows_loaded = records
 
 
@@ -157,11 +165,11 @@ def _raw_keys() -> list[str]:
     return [field.key for field in columns.VIEW_COLUMNS if field.key != "logId"]
 
 
-def _copy_records(paths: list[str], text: TextLogs, target: Path) -> int:
+def _copy_records(exports: list[ExportFile], text: TextLogs, target: Path) -> int:
     """Write every record of the exports to one JSON Lines file; returns the count."""
     count = 0
     with target.open("wb") as out:
-        for record in _records(paths, text):
+        for record in _records(exports, text):
             out.write(_loadable(record).replace(b"\r", b" ").replace(b"\n", b" ") + b"\n")
             count += 1
     return count
@@ -183,17 +191,20 @@ def _loadable(record: Record) -> bytes:
     return output_line(entry).encode()
 
 
-def _records(paths: list[str], text: TextLogs) -> Iterator[Record]:
-    for export in export_files(paths):
+def _records(exports: list[ExportFile], text: TextLogs) -> Iterator[Record]:
+    for export in exports:
         yield from every_record(export, text=text)
 
 
-def _first_bad_record(paths: list[str], text: TextLogs, error: Exception) -> InputFileError:
+def _first_bad_record(
+    exports: list[ExportFile], text: TextLogs, error: Exception
+) -> InputFileError:
     """The reader's own error for the first record that does not parse, else DuckDB's message."""
-    for record in _records(paths, text):
+    for record in _records(exports, text):
         record.entry()
     message = " ".join(str(error).split())
-    return InputFileError(f"{', '.join(paths)}: the export could not be loaded ({message})")
+    names = ", ".join(export.name for export in exports)
+    return InputFileError(f"{names}: the export could not be loaded ({message})")
 
 
 def _load_expression(field: columns.Field) -> str:
