@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -321,3 +324,64 @@ def test_values_that_would_mislead_print_mode_are_refused(argv: tuple[str, ...],
     assert (code, out) == (2, "")
     assert err.splitlines()[-1] == line
     assert "\n" not in err.split("error: ", 1)[1].rstrip("\n")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "--start_time=2026-10-22T25:10:00.5Z",
+        "--start_time=2026-10-22T11:99:00.5Z",
+        "--start_time=2026/10/22T11:10:00.5Z",
+        "--start_time=2026-10-22T11-10-00.5Z",
+        "--issue_time=2026-11-17T13:87:00.0Z",
+        "--start_time=\u0662\u0660\u0662\u0666-10-22T11:10:00Z",
+        "--duration=\u0661h",
+    ],
+)
+def test_impossible_times_are_refused_with_a_fraction_too(value: str) -> None:
+    """The shape Cloud Logging writes (with a fraction) is read quickly, and as strictly:
+    no hour 25, no other separators, ASCII digits only."""
+    code, out, err = run_cli("--action=errors", *BASE, value)
+    assert (code, out) == (2, ""), err
+    assert err.startswith(f"error: {value.split('=')[0]}=")
+
+
+def _tool(*argv: str, env: dict[str, str] | None = None, **streams: Any) -> Any:
+    return subprocess.run(
+        [*TOOL, "--jobset_name=gemma-train", *argv],
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+        **streams,
+    )
+
+
+def test_the_report_is_written_when_standard_error_is_closed_or_unread() -> None:
+    """Notes are lost with their stream; the report and the exit code are not."""
+    expected = _tool("--action=errors", capture_output=True)
+    assert expected.returncode == 0 and expected.stdout
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody reads standard error
+    unread = _tool("--action=errors", stdout=subprocess.PIPE, stderr=write_end)
+    os.close(write_end)
+    closed = subprocess.run(
+        f"{shlex.join([*TOOL, '--jobset_name=gemma-train', '--action=errors'])} 2>&-",
+        shell=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        timeout=120,
+    )
+    for run in (unread, closed):
+        assert (run.returncode, run.stdout) == (0, expected.stdout)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_locale_that_is_not_utf8_still_gets_the_whole_report_in_utf8(fmt: str) -> None:
+    ascii_locale = {"LC_ALL": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
+    args = ("--action=triage", f"--format={fmt}")
+    expected = _tool(*args, capture_output=True)
+    for env in (ascii_locale, {"PYTHONIOENCODING": "latin-1"}):
+        run = _tool(*args, env=env, capture_output=True)
+        assert (run.returncode, run.stdout) == (0, expected.stdout), run.stderr
+        text = run.stdout.decode("utf-8")
+        assert "…" in text if fmt == "text" else json.loads(text)["root_cause"]

@@ -25,7 +25,7 @@ from pathways_workload.arguments import (
 )
 from pathways_workload.errors import ToolError, UsageError
 from pathways_workload.output_file import destination
-from pathways_workload.output_stream import GuardedOutput
+from pathways_workload.output_stream import GuardedOutput, NotesOutput, standard_streams
 from pathways_workload.query import Request
 from pathways_workload.registry import ACTIONS, Action
 from pathways_workload.render.html import HTML_REPORTS
@@ -254,10 +254,11 @@ def main(
     err: TextIO | None = None,
 ) -> int:
     """Run the command line; returns the exit code (never raises, never a traceback)."""
-    err = cast(TextIO, VisibleControls(err or sys.stderr))
+    stdout, stderr = standard_streams() if out is None or err is None else (out, err)
+    err = cast(TextIO, VisibleControls(cast(TextIO, NotesOutput(err or stderr))))
     try:
         args = build_parser().parse_args(argv)
-        with destination(args.output, out or sys.stdout) as stream:
+        with destination(args.output, out or stdout) as stream:
             guarded = GuardedOutput(stream)
             # JSON and HTML escape control characters their own way; text shows them.
             shown = VisibleControls(cast(TextIO, guarded)) if args.format == "text" else guarded

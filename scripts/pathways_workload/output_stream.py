@@ -1,13 +1,18 @@
-"""Standard output that says when it cannot be written.
+"""Standard output that says when it cannot be written, and standard error that never stops
+the report.
 
-A write or flush that fails (a full disk, a closed descriptor) raises
-OutputError, so the command ends with one line and exit 74. A reader that
-stopped early (a closed pipe) is not an error: BrokenPipeError passes through.
+A write or flush of the output that fails (a full disk, a closed descriptor)
+raises OutputError, so the command ends with one line and exit 74. A reader
+that stopped early (a closed pipe) is not an error: BrokenPipeError passes
+through. Standard error holds notes: when it is closed or nobody reads it,
+the notes are lost and the report is still written. Both are written in
+UTF-8, whatever the locale says (as Python's UTF-8 mode does).
 """
 
 from __future__ import annotations
 
 import io
+import sys
 from typing import TextIO
 
 from pathways_workload.errors import OutputError
@@ -47,3 +52,38 @@ class GuardedOutput(io.TextIOBase):
 def _unwritable(error: OSError) -> OutputError:
     reason = error.strerror or str(error)
     return OutputError(f"cannot write the output ({reason}); nothing more was written")
+
+
+class NotesOutput(io.TextIOBase):
+    """Wraps standard error: a write that fails (closed, or its reader gone) is dropped."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        super().__init__()
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if self._stream is not None:
+            try:
+                self._stream.write(text)
+            except (OSError, ValueError):  # ValueError: the stream was closed
+                self._stream = None
+        return len(text)
+
+    def flush(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._stream = None
+
+
+def in_utf8(stream: TextIO | None) -> TextIO | None:
+    """A standard stream set to write UTF-8 (a C or Latin-1 locale would refuse non-ASCII)."""
+    if isinstance(stream, io.TextIOWrapper) and stream.encoding.lower().replace("-", "") != "utf8":
+        stream.reconfigure(encoding="utf-8")
+    return stream
+
+
+def standard_streams() -> tuple[TextIO | None, TextIO | None]:
+    """Standard output and error as the tool writes them (UTF-8)."""
+    return in_utf8(sys.stdout), in_utf8(sys.stderr)

@@ -16,7 +16,8 @@ _EPOCH_ORDINAL = datetime.date(1970, 1, 1).toordinal()
 _TIMESTAMP_RE = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})"
     r"(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?"
-    r"(?:([Zz])|([+-])(\d{2}):?(\d{2})?)?)?"
+    r"(?:([Zz])|([+-])(\d{2}):?(\d{2})?)?)?",
+    re.ASCII,  # digits are 0-9 only
 )
 
 
@@ -34,19 +35,23 @@ def parse_timestamp_ns(text: str) -> int:
     digits (more are truncated) and no offset (UTC). Raises ValueError otherwise.
     """
     if (
-        len(text) > 20
+        20 < len(text) <= 30
         and text[-1] == "Z"
         and text[19] == "."
         and text[10] == "T"
+        and text[4] == text[7] == "-"
+        and text[13] == text[16] == ":"
+        and text.isascii()
         and text[20:-1].isdigit()
-        and len(text) <= 30
         and text[:4].isdigit()
     ):
         try:  # the shape Cloud Logging writes: 2026-10-22T11:10:00.123456789Z
-            clock = int(text[11:13]) * 3600 + int(text[14:16]) * 60 + int(text[17:19])
-            return (_day_seconds(text[:10]) + clock) * NANOS_PER_SECOND + int(
-                text[20:-1].ljust(9, "0")
-            )
+            hours, minutes, seconds = int(text[11:13]), int(text[14:16]), int(text[17:19])
+            if hours <= 23 and minutes <= 59 and seconds <= 60:
+                clock = hours * 3600 + minutes * 60 + seconds
+                return (_day_seconds(text[:10]) + clock) * NANOS_PER_SECOND + int(
+                    text[20:-1].ljust(9, "0")
+                )
         except ValueError:
             pass
     match = _TIMESTAMP_RE.fullmatch(text.strip())
