@@ -169,3 +169,18 @@ def test_pods_names_the_owner_of_every_pod(name: str) -> None:
     assert set(planted["workload_pods"]) <= set(owners)
     kinds = {workload.split(":")[0] for workload in planted["target"]["workload"]}
     assert {owners[pod].split(":")[0] for pod in planted["workload_pods"]} <= kinds
+
+
+def test_preflight_rows_cut_by_the_fetch_limit_are_lower_bounds() -> None:
+    """Read earliest first and cut by --fetch_limit, a container's counts and last line are
+    where the read stopped, not where the container did: they say so (`≥`)."""
+    whole = run_cli(*target_args("host-oom-worker"), "--action=preflight", "--format=json")
+    cut = run_cli(
+        *target_args("host-oom-worker"), "--action=preflight", "--format=json", "--fetch_limit=50"
+    )
+    complete = {row["container"]: row for row in json.loads(whole[1])["containers"]}
+    for row in json.loads(cut[1])["containers"]:
+        assert str(row["lines"]).startswith("≥") and str(row["pods"]).startswith("≥")
+        assert row["last"].startswith("≥")
+        assert row["last"][1:] <= complete[row["container"]]["last"]
+    assert all(isinstance(row["lines"], int) for row in complete.values())

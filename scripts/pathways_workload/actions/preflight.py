@@ -41,18 +41,23 @@ def coverage_probes(request: Request) -> list[Fetch]:
     return [probes.head_lines_fetch(request), *probes.probe_fetches(request, probes.ALL_KINDS)]
 
 
-def _container_rows(entries: list[Entry]) -> list[dict[str, Any]]:
-    """Per container name: how many pods and lines, first and last timestamp."""
+def _container_rows(workload: Result) -> list[dict[str, Any]]:
+    """Per container name: how many pods and lines, first and last timestamp. When the fetch
+    limit cut the read (earliest first), the counts and the last time are lower bounds:
+    written `≥N` and `≥TIME`, so no one reads a container as stopping where the read did."""
     rows = []
-    for container, lines in sorted(per_key(entries, lambda e: container_of(e) or "?").items()):
+    at_least = "≥" if workload.truncated else ""
+    by_container = per_key(workload.entries, lambda e: container_of(e) or "?")
+    for container, lines in sorted(by_container.items()):
         first, last = time_span(lines)
+        pods = len({pod_of(entry) for entry in lines})
         rows.append(
             {
                 "container": container,
-                "pods": len({pod_of(entry) for entry in lines}),
-                "lines": len(lines),
+                "pods": f"≥{pods}" if at_least else pods,
+                "lines": f"≥{len(lines)}" if at_least else len(lines),
                 "first": first,
-                "last": last,
+                "last": at_least + last,
             }
         )
     return rows
@@ -84,7 +89,7 @@ def _reason(access: Result, workload: Result, containers: int, size: int) -> str
 def present_preflight(request: Request, results: Results) -> TableReport:
     """PASS when the workload logged in the window; FAIL (exit 1) otherwise."""
     access, workload = results.one("cluster"), results.one("workload")
-    rows = _container_rows(workload.entries)
+    rows = _container_rows(workload)
     passed = bool(workload.entries)
     reason = _reason(access, workload, len(rows), request.options.fetch_limit)
     status = "PASS" if passed else "FAIL"
