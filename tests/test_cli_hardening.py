@@ -385,3 +385,19 @@ def test_a_locale_that_is_not_utf8_still_gets_the_whole_report_in_utf8(fmt: str)
         assert (run.returncode, run.stdout) == (0, expected.stdout), run.stderr
         text = run.stdout.decode("utf-8")
         assert "…" in text if fmt == "text" else json.loads(text)["root_cause"]
+
+
+def test_output_through_a_symbolic_link_writes_the_file_it_points_to(tmp_path: Path) -> None:
+    real = tmp_path / "real.txt"
+    real.write_text("old\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to("real.txt")
+    code, out, err = run_cli(
+        "--action=errors",
+        f"--logs_file={INCIDENT}",
+        "--jobset_name=gemma-train",
+        f"--output={link}",
+    )
+    assert (code, out) == (0, ""), err
+    assert link.is_symlink() and link.resolve() == real
+    assert real.read_text().startswith("2026-11-17T") and real.read_text() != "old\n"

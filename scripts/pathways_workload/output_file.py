@@ -78,7 +78,8 @@ def destination(path: str | None, stdout: TextIO | None) -> Iterator[TextIO | No
     if path is None or path == "-":
         yield stdout
         return
-    target = Path(path)
+    # A symbolic link stays one: the file it points to is the one replaced.
+    target = Path(os.path.realpath(path))
     if target.exists() and not target.is_file():
         try:
             direct = target.open("w", encoding="utf-8")
