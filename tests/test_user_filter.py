@@ -7,6 +7,8 @@ import pytest
 from pathways_workload import user_filter
 from pathways_workload.errors import UsageError
 from pathways_workload.lql import LqlLimitError
+from tests.helpers import run_cli
+from tests.test_cli_hardening import INCIDENT
 
 
 def test_nesting_in_the_tools_clauses_is_not_blamed_on_the_flag() -> None:
@@ -29,3 +31,33 @@ def test_a_filter_within_the_limits_passes() -> None:
     user_filter.check_text("--filter", text)
     built = "severity>=INFO\n" + user_filter.wrap(text) + '\ninsertId="i1"'
     user_filter.check_built("--filter", text, built)
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ('httpRequest.latency>"1s"', "at column 1"),
+        ('severity>=ERROR\nhttpRequest.latency>"1s"', "at line 2, column 1"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["print", "replay"])
+def test_a_filter_without_a_log_analytics_mapping_is_named_within_its_own_text(
+    text: str, where: str, mode: str
+) -> None:
+    """Counted within the user's text (not the filter the tool built around it), naming
+    --filter, as every other filter error does."""
+    analytics = ("--engine=analytics",)
+    if mode == "print":
+        analytics += ("--analytics_dataset=pw-demo.logs", "--analytics_location=US")
+    source = (f"--logs_file={INCIDENT}",) if mode == "replay" else ("--project=pw-demo",)
+    code, out, err = run_cli(
+        "--action=query",
+        *source,
+        *analytics,
+        "--issue_time=2026-11-17T13:30:00Z",
+        f"--filter={text}",
+    )
+    assert (code, out) == (2, "")
+    message, line, caret = err.splitlines()[-3:]
+    assert message.startswith("error: --filter: 'httpRequest.latency' " + where)
+    assert (line, caret) == ('httpRequest.latency>"1s"', "^")

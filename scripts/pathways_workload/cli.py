@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from typing import TextIO, cast
 
-from pathways_workload import target
+from pathways_workload import target, user_filter
 from pathways_workload.analytics.dataset import Dataset
 from pathways_workload.arguments import (
     analytics_flags,
@@ -82,6 +82,15 @@ class _Engine:
         return engine.offline_source(
             paths, self.dataset, self.project, self.full, stack, files.text, files.files()
         )
+
+    def check_filter(self, text: str) -> None:
+        """The user's --filter, on its own, in the engine's terms (the query language is
+        checked for both; Log Analytics also needs an exact SQL mapping)."""
+        user_filter.check_text("--filter", text)
+        if self.dataset is not None:
+            from pathways_workload.analytics import engine
+
+            engine.check_user_filter("--filter", text)
 
     def cloud(self, err: TextIO) -> Source:
         if self.dataset is None:
@@ -233,6 +242,8 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
     _check_report_flags(args, action)
     _check_narrowing(args, action)
     _check_entry_flags(args, action)
+    if args.filter is not None:
+        engine.check_filter(args.filter)
     with ExitStack() as stack:
         source, window, settle = _source_and_window(args, action, tgt, engine, clock, err, stack)
         if settle is None:

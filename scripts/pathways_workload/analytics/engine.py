@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 from typing import TextIO
 
-from pathways_workload.analytics import queries
+from pathways_workload.analytics import queries, where
 from pathways_workload.analytics.bigquery import BigQueryRunner
 from pathways_workload.analytics.dataset import Dataset
 from pathways_workload.analytics.offline import OfflineStore
 from pathways_workload.analytics.printing import SqlPrinter
 from pathways_workload.analytics.source import AnalyticsSource
 from pathways_workload.errors import UsageError
+from pathways_workload.lql import LqlError
 from pathways_workload.sources.inputs import ExportFile
 from pathways_workload.sources.text_logs import TextLogs
 
@@ -34,6 +35,19 @@ def printer(dataset: Dataset, project: str | None, full: bool) -> SqlPrinter:
     dataset.required_location()
     dataset.required_billing()
     return SqlPrinter(dataset, full)
+
+
+def check_user_filter(flag: str, text: str) -> None:
+    """The user's filter mapped to SQL on its own, before the tool adds its clauses: an error
+    names the flag, with the line and column counted within its text.
+
+    Raises:
+        UsageError: the filter has no exact Log Analytics mapping.
+    """
+    try:
+        where.compile_filter(text)
+    except LqlError as error:
+        raise UsageError(f"{flag}: {error.render()}") from None
 
 
 def offline_source(
