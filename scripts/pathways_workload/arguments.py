@@ -88,7 +88,13 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    if value > MAX_INT64:  # gcloud's --limit and BigQuery's INT64 stop there
+    return value
+
+
+def _count(text: str) -> int:
+    """A count of entries: positive, and at most gcloud's --limit and BigQuery's INT64."""
+    value = _positive(text)
+    if value > MAX_INT64:
         raise argparse.ArgumentTypeError(f"{text!r} must be at most {MAX_INT64}")
     return value
 
@@ -191,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TEXT",
         help="repeatable; one more search string taken verbatim (commas included)",
     )
-    _flag(shaping, "limit", type=_positive, default=200, help="most lines output (default 200)")
+    _flag(shaping, "limit", type=_count, default=200, help="most lines output (default 200)")
     _flag(
         shaping,
         "order",
@@ -202,14 +208,14 @@ def build_parser() -> argparse.ArgumentParser:
     _flag(
         shaping,
         "first_per_pod",
-        type=_positive,
+        type=_count,
         metavar="N",
         help="per pod and container keep the first N lines plus the last",
     )
     _flag(
         shaping,
         "fetch_limit",
-        type=_positive,
+        type=_count,
         default=1000,
         help="lines fetched before grouping (default 1000)",
     )

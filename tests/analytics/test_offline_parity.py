@@ -126,7 +126,7 @@ def incident(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     sent: dict[str, list[str]] = {}
 
     def loaded(
-        paths: list[str], dataset: Any, project: Any, full: bool, stack: Any, text: Any
+        paths: list[str], dataset: Any, project: Any, full: bool, stack: Any, *opened: Any
     ) -> Any:
         view = queries.View(dataset.table_or_stand_in(), project)
         sent[current] = (source := AnalyticsSource(store.rows, view, full)).sql_run

@@ -17,7 +17,7 @@ from pathways_workload.analytics.offline import OfflineStore
 from pathways_workload.analytics.printing import SqlPrinter
 from pathways_workload.analytics.source import AnalyticsSource
 from pathways_workload.errors import UsageError
-from pathways_workload.lql import LqlError
+from pathways_workload.lql import LqlError, LqlUnsupportedError
 from pathways_workload.sources.inputs import ExportFile
 from pathways_workload.sources.text_logs import TextLogs
 
@@ -39,15 +39,18 @@ def printer(dataset: Dataset, project: str | None, full: bool) -> SqlPrinter:
 
 def check_user_filter(flag: str, text: str) -> None:
     """The user's filter mapped to SQL on its own, before the tool adds its clauses: an error
-    names the flag, with the line and column counted within its text.
+    names the flag, with the line and column counted within its text (other errors of the
+    text are the query action's to report).
 
     Raises:
         UsageError: the filter has no exact Log Analytics mapping.
     """
     try:
         where.compile_filter(text)
-    except LqlError as error:
+    except LqlUnsupportedError as error:
         raise UsageError(f"{flag}: {error.render()}") from None
+    except LqlError:
+        return
 
 
 def offline_source(
