@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import sqlglot
 
+from pathways_workload.analytics import sql
+from pathways_workload.errors import UsageError
 from pathways_workload.registry import ACTIONS
 from tests.helpers import run_cli
 
@@ -244,3 +246,22 @@ def test_control_characters_in_a_filter_are_escaped_in_the_sql(char: str) -> Non
         assert f"'a{code}b'" in out.replace("\\\\", "\\")
     literal = sqlglot.parse_one(f"SELECT 'a{code}b'", read="bigquery").expressions[0]
     assert literal.this == f"a{char}b"
+
+
+@pytest.mark.parametrize(
+    ("path", "table"),
+    [
+        ("my-proj.logs", "`my-proj.logs`"),
+        ("google.com:my-proj.pathways_logs", "`google.com:my-proj.pathways_logs`"),
+        ("a:b:c.d", None),
+        ("Example.com:p.d", None),
+        ("google.com:my-proj", None),
+    ],
+)
+def test_a_domain_scoped_project_names_a_dataset(path: str, table: str | None) -> None:
+    """`--project` takes example.com:project; so does --analytics_dataset's project part."""
+    if table is None:
+        with pytest.raises(UsageError):
+            sql.table(path, "PROJECT.DATASET", "--analytics_dataset")
+    else:
+        assert sql.table(path, "PROJECT.DATASET", "--analytics_dataset") == table

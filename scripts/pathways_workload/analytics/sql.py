@@ -14,6 +14,7 @@ from pathways_workload.timestamps import format_timestamp_ns
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _TABLE_PART = re.compile(r"[A-Za-z0-9_.:-]+")
+_DOMAIN = re.compile(r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?")
 NANOS_PER_MICRO = 1_000
 
 
@@ -73,7 +74,14 @@ def table(path: str, shape: str, flag: str) -> str:
     Raises:
         UsageError: the path does not have that many non-empty names of the allowed characters.
     """
-    names = path.split(".")
-    if len(names) != shape.count(".") + 1 or not all(_TABLE_PART.fullmatch(n) for n in names):
+    domain, _, rest = path.rpartition(":")  # a domain-scoped project: example.com:project
+    names = rest.split(".")
+    if domain:
+        names[0] = f"{domain}:{names[0]}"
+    if (
+        len(names) != shape.count(".") + 1
+        or not all(_TABLE_PART.fullmatch(n) for n in names)
+        or (domain and not _DOMAIN.fullmatch(domain))
+    ):
         raise UsageError(f"{flag}={path!r}: expected {shape}")
     return f"`{path}`"
