@@ -291,6 +291,11 @@ def test_grouping_printed_lines_is_refused_by_report_actions(action: str) -> Non
             "--node_names=A,B",
         ),
         (
+            ("--action=errors", "--node_names=gke-node-a"),
+            "error: --node_names names the nodes these actions read: node-ooms, interruptions, "
+            "neighbors; --action=errors reads no node's logs",
+        ),
+        (
             ("--action=workers", "--container_names= , "),
             "error: --container_names=' , ' names nothing: give the containers "
             "comma-separated: --container_names=A,B",

@@ -201,11 +201,18 @@ def _check_narrowing(args: argparse.Namespace, action: Action) -> None:
 
 def _check_entry_flags(args: argparse.Namespace, action: Action) -> None:
     """--first_per_pod groups the lines an entry action prints; a report action (a table,
-    triage) prints no such lines, so given to one it would be silently ignored."""
+    triage) prints no such lines. --node_names names the nodes the node actions read; others
+    read none. Given to another action, either would be silently ignored."""
     if args.first_per_pod and action.report is not EntryReport:
         raise UsageError(
             f"--first_per_pod groups the lines an entry action prints; --action={action.name} "
             "writes a report"
+        )
+    if args.node_names and not action.reads_nodes:
+        readers = ", ".join(name for name, other in ACTIONS.items() if other.reads_nodes)
+        raise UsageError(
+            f"--node_names names the nodes these actions read: {readers}; "
+            f"--action={action.name} reads no node's logs"
         )
 
 

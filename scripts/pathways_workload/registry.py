@@ -44,6 +44,11 @@ class Action:
     # What it reads whole, where --extra_terms and --min_severity cannot narrow it (or None).
     reads_whole: str | None = None
 
+    @property
+    def reads_nodes(self) -> bool:
+        """It reads the workload's nodes (found by discovery, or named by --node_names)."""
+        return node_level.NODE_DISCOVERY in self.stages
+
     def request_for(self, request: Request) -> Request:
         """The request with this action's severity floor unless --min_severity says otherwise."""
         floor = request.options.min_severity or self.default_severity
