@@ -498,3 +498,38 @@ def test_a_line_that_is_one_json_object_is_a_structured_entry(tmp_path: Path) ->
         "{not json}",
     ]
     assert [e["severity"] for e in entries] == ["ERROR", "DEFAULT"]
+
+
+def test_header_and_prefix_variants_are_read(tmp_path: Path) -> None:
+    """gRPC core's glog header with nanoseconds (real-world-log-lines, scenario 13), a zap
+    line's own time followed by a tab, and a prefix whose trailing space was trimmed off an
+    empty line (read, not refused)."""
+    log = write(
+        tmp_path / "variants.log",
+        "[pod/rl-actor-0-abcde/main] E0809 08:38:25.331103432   11752 chttp2_server.cc:1059] "
+        "UNKNOWN:No address added\n"
+        "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:30Z\tERROR\tadmission\tfinding leader\n"
+        "[pod/rl-actor-0-abcde/main]\n"
+        "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:31Z done\n",
+    )
+    got = [(e["timestamp"], e["severity"], e.get("textPayload")) for e in _container_lines(log)]
+    assert got == [
+        ("2026-08-09T08:38:25.331103432Z", "ERROR", "UNKNOWN:No address added"),
+        ("2026-08-09T08:38:30Z", "DEFAULT", "ERROR\tadmission\tfinding leader"),
+        ("2026-08-09T08:38:31Z", "DEFAULT", "done"),  # the empty line is no entry
+    ]
+
+
+def test_a_dump_beside_its_gzipped_copy_counts_once(tmp_path: Path) -> None:
+    text = "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:16Z Check failed: x\n"
+    log = write(tmp_path / "dump.log", text)
+    write(tmp_path / "dump.log.gz", gzip.compress(text.encode()))
+    flags = ("--pod_prefix=rl-actor", "--action=errors", "--start_time=2026-08-09T08:00:00Z")
+    assert len(json_entries(f"--logs_file={log}", *flags)) == 1
+    assert len(json_entries(f"--logs_file={log}", f"--logs_file={log}.gz", *flags)) == 1
+
+
+def test_a_file_without_any_mark_says_to_record_times(tmp_path: Path) -> None:
+    log = write(tmp_path / "client.log", "completed step: 0, loss: 2.9\ncompleted step: 1\n")
+    message = refused(f"--logs_file={log}", "--pod_prefix=p", "--container_names=c")
+    assert "record them with kubectl logs --timestamps" in message

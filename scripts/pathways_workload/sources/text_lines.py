@@ -9,10 +9,11 @@
   else RFC 3339 allows is read too, as in JSON exports: shorter or longer
   fractions (past nanoseconds cut), offsets, a lowercase `t` or `z`.
 - A glog or absl header is `Lmmdd hh:mm:ss.uuuuuu threadid file:line] `, the
-  thread id space-padded (golang/glog `glog.go`, google/glog `logging.h`). It
-  carries no year. GKE's logging agent takes such a header apart: the letter
-  becomes the severity, `file:line` the sourceLocation, and the payload keeps
-  only the message; a transcript's lines are taken apart the same way.
+  thread id space-padded (golang/glog `glog.go`, google/glog `logging.h`); gRPC
+  core writes nanoseconds in the same header. It carries no year. GKE's logging
+  agent takes such a header apart: the letter becomes the severity, `file:line`
+  the sourceLocation, and the payload keeps only the message; a transcript's
+  lines are taken apart the same way.
 """
 
 from __future__ import annotations
@@ -22,13 +23,17 @@ import re
 
 from pathways_workload.timestamps import NANOS_PER_SECOND, parse_timestamp_ns
 
-_PREFIX_RE = re.compile(r"\[pod/([^/\]\s]+)/([^/\]\s]*)\] ")
+# The prefix's space may have been trimmed off a line that was empty.
+_PREFIX_RE = re.compile(r"\[pod/([^/\]\s]+)/([^/\]\s]*)\](?: |$)")
+# A space after the time (the kubelet's), or a tab (a zap console line's own time).
 _STAMP_RE = re.compile(
     r"([0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
-    r"(?:[Zz]|[+-][0-9]{2}:[0-9]{2}))(?: |$)"
+    r"(?:[Zz]|[+-][0-9]{2}:[0-9]{2}))(?:[ \t]|$)"
 )
+# Microseconds as glog writes them, or nanoseconds as gRPC core's own header does
+# (`E1128 21:14:25.331103432   11752 chttp2_server.cc:1059] `); GKE's agent reads any length.
 _GLOG_RE = re.compile(
-    r"([IWEF])([0-9]{2})([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{6}) +[0-9]+ "
+    r"([IWEF])([0-9]{2})([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{1,9}) +[0-9]+ "
     r"([^\s:\]]+):([0-9]+)\] ?"
 )
 GLOG_SEVERITIES = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
@@ -63,13 +68,13 @@ class TextLine:
 
 
 def _glog(match: re.Match[str]) -> GlogHeader | None:
-    letter, month, day, hour, minute, second, micros, file, line = match.groups()
+    letter, month, day, hour, minute, second, fraction, file, line = match.groups()
     if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
         return None
     if int(hour) > 23 or int(minute) > 59 or int(second) > 60:
         return None
     seconds = int(hour) * 3600 + int(minute) * 60 + int(second)
-    clock_ns = seconds * NANOS_PER_SECOND + int(micros) * 1000
+    clock_ns = seconds * NANOS_PER_SECOND + int(fraction.ljust(9, "0"))
     return GlogHeader(GLOG_SEVERITIES[letter], int(month), int(day), clock_ns, file, line)
 
 

@@ -21,7 +21,8 @@ per line:
   message as `textPayload`. A line that is one JSON object becomes `jsonPayload`,
   its `severity` field the entry's, as GKE's agent stores structured logs
   (Cloud Logging's structured-logging special fields).
-- insertId: distinct, in file order, so lines sharing a time keep their order.
+- insertId: distinct, in file order, so lines sharing a time keep their order;
+  the same for a file and its gzipped copy (`NAME.gz`), whose lines are one entry each.
 - resource labels: project, location and cluster from their flags when given,
   the namespace from `--namespace`; workload labels from the pod's name
   (pod_names.py). No logName (stdout or stderr is unknown).
@@ -147,8 +148,9 @@ class TextLogs:
             name,
             first,
             "not a JSON export ('[' or '{') or container logs (lines with a "
-            "[pod/NAME/CONTAINER] prefix, an RFC 3339 time or a glog header); "
-            "--logs_format=kubectl reads it as container logs anyway",
+            "[pod/NAME/CONTAINER] prefix, an RFC 3339 time or a glog header); for container "
+            "logs, record them with kubectl logs --timestamps (--logs_format=kubectl reads "
+            "them anyway when a later line carries a time)",
         )
 
     def place_of(self, path: Path | None) -> Who | None:
@@ -219,7 +221,9 @@ class _Transcript:
         self._logs = logs
         self._name = name
         self._place = place
-        self._tag = hashlib.sha1(name.encode(), usedforsecurity=False).hexdigest()[:8]
+        # A file and its gzipped copy beside it hold the same entries: the same insertIds.
+        tag = name.removesuffix(".gz").encode()
+        self._tag = hashlib.sha1(tag, usedforsecurity=False).hexdigest()[:8]
         self._prefixed: bool | None = None
         self._first_line = 0
         self._default: Who | None = None
