@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from pathways_workload.triage.versions import collect
-from tests.helpers import pulled_event
+from tests.helpers import pulled_event, run_cli
+from tests.test_incidents import INCIDENTS, expected
 
 PATHWAYS = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways"
 RELEASE = "us-docker.pkg.dev/cloud-tpu-v2-images/cloud-pathways"
@@ -47,3 +50,52 @@ def test_a_jax_version_outside_the_list_is_not_called_unsupported() -> None:
     (line,) = found["unknown_versions"]
     assert "not in the list known to this release" in line
     assert "unsupported" not in line
+
+
+def _scaled(tmp_path: Path, name: str, copies: int) -> Path:
+    """The incident as a bigger JobSet would log it: every worker's lines again under new pod
+    names (the same start-up lines, at the same times)."""
+    entries = json.loads((INCIDENTS / f"{name}.json").read_text())
+    more = []
+    for entry in entries:
+        labels = entry["resource"]["labels"]
+        if entry["resource"]["type"] != "k8s_container":
+            continue
+        if labels.get("container_name") != "pathways-worker":
+            continue
+        for copy in range(copies):
+            twin = json.loads(json.dumps(entry))
+            twin["resource"]["labels"]["pod_name"] = labels["pod_name"].replace(
+                "-worker-", f"-worker-x{copy}-"
+            )
+            twin["insertId"] = f"{entry['insertId']}-x{copy}"
+            more.append(twin)
+    path = tmp_path / f"{name}-scaled.json"
+    path.write_text(json.dumps(entries + more))
+    return path
+
+
+def test_a_thousand_workers_starting_do_not_hide_the_client_version(tmp_path: Path) -> None:
+    planted = expected("jax-version-mismatch")["versions"]
+    export = _scaled(tmp_path, "jax-version-mismatch", 150)
+    code, out, err = run_cli(
+        f"--logs_file={export}", "--jobset_name=gemma3-ft", "--action=versions", "--format=json"
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    for key in ("server", "proxy", "jax", "build_labels"):
+        assert report[key] == planted[key], key
+    assert bool(report["mismatches"]) is planted["mismatch"] is True
+    assert report["complete"] is False  # the workers' own read was cut, and it says so
+
+
+def test_a_cut_read_is_said_in_the_text(tmp_path: Path) -> None:
+    code, out, err = run_cli(
+        f"--logs_file={INCIDENTS / 'host-oom-worker.json'}",
+        "--jobset_name=gemma-train",
+        "--action=versions",
+        "--fetch_limit=20",
+    )
+    assert code == 0, err
+    assert "not seen (unread?)" in out
+    assert "- Incomplete: --fetch_limit=20 cut the read of the start-up and version lines" in out

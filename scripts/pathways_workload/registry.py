@@ -204,7 +204,9 @@ ACTIONS: dict[str, Action] = {
         Action(
             "versions",
             "image tags, Build labels and the client's JAX version, with mismatches",
-            single(lambda request: [triage.startup_fetch(request), triage.events_fetch(request)]),
+            single(
+                lambda request: [*triage.startup_fetches(request), triage.events_fetch(request)]
+            ),
             present_versions,
             TableReport,
             reports_checks=True,

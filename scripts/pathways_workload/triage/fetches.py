@@ -85,19 +85,27 @@ def _covers_quiet_span(entries: Sequence[Entry]) -> bool:
     )
 
 
-def startup_fetch(request: Request) -> Fetch:
+def startup_fetches(request: Request) -> list[Fetch]:
+    """Start-up and version lines: the workers' apart from the other containers', so that a
+    thousand workers starting cannot use up the read before the client, proxy and RM
+    lines (the JAX version, their Build labels)."""
     lines = selectors.container_lines(request.target)
     startup = filters.message_has_any(VERSION_TERMS + STARTUP_TERMS)
+    workers = filters.one_of("resource.labels.container_name", terms.WORKER_CONTAINERS)
     limit = request.options.fetch_limit
-    return fetch(
-        request,
-        STARTUP,
-        "start-up and version lines of the workload",
-        lines,
-        startup,
-        limit=limit,
-        order="asc",
-    )
+    return [
+        fetch(
+            request,
+            STARTUP,
+            f"start-up and version lines of the workload{but}",
+            lines,
+            startup,
+            part,
+            limit=limit,
+            order="asc",
+        )
+        for but, part in (("'s other containers", f"NOT {workers}"), ("'s TPU workers", workers))
+    ]
 
 
 def events_fetch(request: Request) -> Fetch:
@@ -128,7 +136,7 @@ def triage_fetches(request: Request) -> list[Fetch]:
             order="asc",
             per_source=CRASH_LINES_PER_SOURCE,
         ),
-        startup_fetch(request),
+        *startup_fetches(request),
         fetch(
             request,
             TAIL,

@@ -37,20 +37,28 @@ def present_triage(request: Request, results: Results) -> TriageReport:
 
 
 def present_versions(request: Request, results: Results) -> TableReport:
-    """Image tags, Build labels and the client's JAX version, with mismatches."""
+    """Image tags, Build labels and the client's JAX version, with mismatches; when a read was
+    cut by --fetch_limit, a version not seen may only be unread, and the report says so."""
     found = collect(entry for result in results for entry in result.entries)
+    cut = [result.fetch.query.purpose for result in results if result.truncated]
     data = {
         "action": "versions",
         **found,
+        "complete": not cut,
         "checks": checks_run(results, request.target.project, request.window),
     }
-    rows = [
-        {"component": name, "version": found[name] or "not seen"} for name in VERSION_COMPONENTS
-    ]
+    unseen = "not seen (unread?)" if cut else "not seen"
+    rows = [{"component": name, "version": found[name] or unseen} for name in VERSION_COMPONENTS]
     rows += [
         {"component": f"Build label ({container})", "version": version}
         for container, version in sorted(found["build_labels"].items())
     ]
     footer = [f"- MISMATCH: {problem}" for problem in found["mismatches"]]
     footer += [f"- UNKNOWN VERSION: {problem}" for problem in found["unknown_versions"]]
+    footer += [
+        f"- Incomplete: --fetch_limit={request.options.fetch_limit} cut the read of the "
+        f"{purpose}: versions and mismatches logged later are missing (raise --fetch_limit, "
+        "or narrow the window to the start of the run)"
+        for purpose in cut
+    ]
     return TableReport(data, rows, footer=tuple(footer))
