@@ -15,7 +15,7 @@ from pathways_workload.render.html.escape import script_json
 from tests.corpus.large import export
 from tests.helpers import run_cli
 from tests.html_report import HOSTILE, hostile_export, report_data, structure, write_report
-from tests.test_incidents import NAMES, expected, target_args
+from tests.test_incidents import INCIDENTS, NAMES, expected, target_args
 
 CONSOLE = "https://console.cloud.google.com/logs/query;"
 
@@ -232,3 +232,55 @@ def test_an_empty_export_gives_a_small_page(tmp_path: Path) -> None:
     assert code == 0, err
     assert len(out) < 200_000
     assert len(re.findall(r'class="tick"', out)) <= 8
+
+
+def _hosts_rows(page: str) -> list[str]:
+    table = page[page.index('id="hosts-table"') :]
+    table = table[: table.index("</table>")]
+    return re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]  # the header row first
+
+
+def test_hosts_are_ordered_by_instant_whatever_the_spelling(tmp_path: Path) -> None:
+    """A whole-second time (`…:33Z`, as protobuf writes zero nanoseconds) is earlier than
+    `…:33.7Z`, though its text sorts after it."""
+    entries = json.loads((INCIDENTS / "lost-connection-to-peer.json").read_text())
+    root = expected("lost-connection-to-peer")["root_cause"]
+    (line,) = [e for e in entries if e.get("timestamp") == root["timestamp"]]
+    line["timestamp"] = root["timestamp"].split(".")[0] + "Z"
+    export = tmp_path / "whole-second.json"
+    export.write_text(json.dumps(entries))
+    page_path = tmp_path / "page.html"
+    code, _, err = run_cli(
+        f"--logs_file={export}",
+        "--jobset_name=llama-train",
+        "--action=triage",
+        "--format=html",
+        f"--output={page_path}",
+    )
+    assert code == 0, err
+    rows = _hosts_rows(page_path.read_text(encoding="utf-8"))
+    assert root["pod"].rsplit("-", 1)[0] in rows[0]
+    stamps = re.findall(r'class="ts" data-sort="(t[0-9]+)"', "".join(rows))
+    firsts = stamps[0::2]  # each row: its first error, then its last line
+    assert firsts == sorted(firsts)
+
+
+def test_a_traceback_failure_shows_its_exception(tmp_path: Path) -> None:
+    path, _ = write_report(tmp_path, "jax-version-mismatch")
+    page = path.read_text(encoding="utf-8")
+    failures = page[page.index('id="failures"') :]
+    failures = failures[: failures.index("</table>")]
+    assert "Unable to initialize backend" in failures
+    assert ">Traceback (most recent call last):<" not in failures
+
+
+def test_a_lane_says_how_many_of_its_lines_are_not_drawn(tmp_path: Path) -> None:
+    path, _ = write_report(tmp_path, "alts-handshake-failure")
+    page = path.read_text(encoding="utf-8")
+    args = (*target_args("alts-handshake-failure", True), "--action=triage", "--format=json")
+    lanes = json.loads(run_cli(*args)[1])["timeline"]["lanes"]
+    omitted = [lane for lane in lanes if lane.get("omitted")]
+    assert omitted, "the incident has a lane with more errors than are drawn"
+    for lane in omitted:
+        assert f"{lane['omitted']} later lines not drawn" in page
+        assert f"+{lane['omitted']}<" in page

@@ -14,7 +14,7 @@ from pathways_workload.render.entries import entry_line
 from pathways_workload.render.html.escape import text
 from pathways_workload.render.html.lanes import Group, Lane, Mark, Timeline, timeline_html
 from pathways_workload.render.html.page import document, section
-from pathways_workload.render.html.tables import cell, table
+from pathways_workload.render.html.tables import cell, table, time_cell
 from pathways_workload.reports import EntryReport
 from pathways_workload.sources.base import Entry, entry_time_ns
 
@@ -68,7 +68,7 @@ def entries_page(report: EntryReport) -> str:
         notes += f'<p class="warn">{text(empty)}</p>'
     rows = [
         [
-            cell(entry.get("timestamp"), kind="ts"),
+            time_cell(entry.get("timestamp")),
             cell(severity(entry)),
             cell(where(entry)),
             cell(message(entry), kind="msg pre"),

@@ -12,8 +12,17 @@ from pathways_workload.render.entries import entry_line
 from pathways_workload.render.html.escape import text
 from pathways_workload.render.html.lanes import timeline_html
 from pathways_workload.render.html.page import document, section
-from pathways_workload.render.html.tables import cell, code_block, link, raw_cell, table
+from pathways_workload.render.html.tables import (
+    cell,
+    code_block,
+    instant,
+    link,
+    raw_cell,
+    table,
+    time_cell,
+)
 from pathways_workload.render.html.triage_lanes import triage_timeline
+from pathways_workload.tracebacks import headline
 from pathways_workload.triage.timeline import FAILED_KINDS
 
 TIMELINE_HELP = (
@@ -35,8 +44,9 @@ ROOT_FIELDS = (
 
 
 def _first_line(message: object) -> str:
-    lines = str(message or "").strip().splitlines()
-    return lines[0] if lines else ""
+    """A message's telling line: a whole traceback's exception, else its first line."""
+    text = str(message or "").strip()
+    return headline(text) if text else ""
 
 
 def _where(failure: dict[str, Any]) -> str:
@@ -151,7 +161,7 @@ def _failures(report: dict[str, Any]) -> str:
         rows.append(
             [
                 cell(attempt if attempt is not None else "?"),
-                cell(failure.get("timestamp"), kind="ts"),
+                time_cell(failure.get("timestamp")),
                 cell(_where(failure)),
                 _clamped(_first_line(failure.get("message"))),
                 cell(known),
@@ -166,7 +176,7 @@ def _failures(report: dict[str, Any]) -> str:
 def _first_error(lane: dict[str, Any]) -> dict[str, Any]:
     """A host's first error: the root cause, its first error line, or a node-level event."""
     events = [e for e in lane.get("events", []) if e.get("kind") in FAILED_KINDS]
-    return min(events, key=lambda e: str(e.get("timestamp"))) if events else {}
+    return min(events, key=lambda e: instant(e.get("timestamp"))) if events else {}
 
 
 def _origin(first: dict[str, Any]) -> str:
@@ -186,11 +196,11 @@ def _host_row(lane: dict[str, Any]) -> list[str]:
     return [
         _index(lane.get("slice")),
         _index(lane.get("host")),
-        cell(first.get("timestamp", ""), kind="ts"),
+        time_cell(first.get("timestamp", "")),
         cell(_origin(first)),
         _clamped(_first_line(first.get("message"))),
         cell("quiet" if lane.get("quiet") else ""),
-        cell(lane.get("last_line") or "", kind="ts"),
+        time_cell(lane.get("last_line") or ""),
         cell(", ".join(lane.get("pods") or [])),
         cell(", ".join(lane.get("nodes") or [])),
     ]
@@ -203,7 +213,9 @@ def _hosts(report: dict[str, Any]) -> str:
     lanes = (report.get("timeline") or {}).get("lanes") or []
     hosts = [lane for lane in lanes if lane["lane"] == "host"]
     shown = [lane for lane in hosts if lane.get("failed") or lane.get("quiet")]
-    shown.sort(key=lambda lane: str(_first_error(lane).get("timestamp") or lane.get("last_line")))
+    shown.sort(
+        key=lambda lane: instant(_first_error(lane).get("timestamp") or lane.get("last_line"))
+    )
     missing = [report.get("failing_hosts_missing"), report.get("quiet_hosts_missing")]
     body = "".join(f'<p class="warn">{text(said)}</p>' for said in missing if said)
     body += (
@@ -224,8 +236,8 @@ def _coverage(report: dict[str, Any]) -> str:
             cell(row.get("component")),
             cell(row.get("pods"), kind="num"),
             cell(row.get("lines_read"), kind="num"),
-            cell(row.get("first") or "-", kind="ts"),
-            cell(row.get("last") or "-", kind="ts"),
+            time_cell(row.get("first") or "-"),
+            time_cell(row.get("last") or "-"),
         ]
         for row in found.get("components") or []
     ]

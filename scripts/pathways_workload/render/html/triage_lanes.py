@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pathways_workload.render.html.lanes import Group, Lane, Mark, Timeline
+from pathways_workload.render.html.tables import instant
 from pathways_workload.timestamps import parse_timestamp_ns
 
 OPEN_UP_TO = 64
@@ -94,7 +95,16 @@ def marks_of(lane: dict[str, Any], clock: _Clock, end: int) -> list[Mark]:
 
 
 def _label(lane: dict[str, Any]) -> tuple[str, str]:
-    """The lane's short label and its full name."""
+    """The lane's short label and its full name; both say how many of its later lines are
+    not drawn (the timeline caps each lane's errors)."""
+    label, title = _names(lane)
+    omitted = lane.get("omitted") or 0
+    if not omitted:
+        return label, title
+    return f"{label} +{omitted}", f"{title}; {omitted} later lines not drawn"
+
+
+def _names(lane: dict[str, Any]) -> tuple[str, str]:
     pods, nodes = lane.get("pods") or [], lane.get("nodes") or []
     if lane["lane"] == "host":
         short = pods[-1].rsplit("-", 1)[-1] if pods else "no line"
@@ -126,8 +136,8 @@ def _firsts(hosts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         events = [
             e for e in lane.get("events", []) if e.get("kind") in ("root_cause", "first_error")
         ]
-        found += [min(events, key=lambda e: str(e.get("timestamp")))] if events else []
-    return sorted(found, key=lambda e: str(e.get("timestamp")))
+        found += [min(events, key=lambda e: instant(e.get("timestamp")))] if events else []
+    return sorted(found, key=lambda e: instant(e.get("timestamp")))
 
 
 def _summary(
