@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pathways_workload.actions import tally
 from tests.helpers import run_cli
 
 INCIDENTS = Path(__file__).parent / "fixtures" / "incidents"
@@ -184,3 +185,35 @@ def test_preflight_rows_cut_by_the_fetch_limit_are_lower_bounds() -> None:
         assert row["last"].startswith("≥")
         assert row["last"][1:] <= complete[row["container"]]["last"]
     assert all(isinstance(row["lines"], int) for row in complete.values())
+
+
+@pytest.mark.parametrize("name", ["host-oom-worker", "image-pull-backoff"])
+def test_pods_with_a_workload_flag_lists_the_workloads_pods_only(name: str) -> None:
+    """Its lines and its events alike (the namespace's other pods showed as pods with no
+    line); first and last are a pod's lines, its events only when it logged none."""
+    code, out, err = run_cli(*target_args(name), "--action=pods", "--format=json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert {row["pod"] for row in report["pods"]} == set(expected(name)["workload_pods"])
+    entries = json.loads((INCIDENTS / f"{name}.json").read_text())
+    for row in report["pods"]:
+        lines = [
+            e["timestamp"]
+            for e in entries
+            if e["resource"]["type"] == "k8s_container"
+            and e["resource"]["labels"].get("pod_name") == row["pod"]
+        ]
+        if lines:
+            assert (row["first"], row["last"]) == (min(lines), max(lines)), row["pod"]
+
+
+def test_pods_is_incomplete_when_its_events_read_was_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pods that never logged are known by their events alone: a cut events read is a cut
+    report (its 94 lines all read, its 454 pod events not)."""
+    monkeypatch.setattr(tally, "REPORT_PAGES", 0)  # read only --fetch_limit entries
+    args = (*target_args("image-pull-backoff"), "--action=pods", "--fetch_limit=100")
+    code, out, err = run_cli(*args, "--format=json")
+    assert code == 0, err
+    assert json.loads(out)["complete"] is False
+    code, out, err = run_cli(*args)
+    assert "(incomplete:" in out.splitlines()[0]

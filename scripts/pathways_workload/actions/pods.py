@@ -21,15 +21,18 @@ OWNER_LABELS = (
 
 
 def build_pods(request: Request) -> list[Fetch]:
+    """The namespace's pods, or with workload flags the workload's: their lines and their
+    events (the same pods in both)."""
     lines = selectors.cluster_scope("k8s_container", request.target, namespaced=True)
-    if request.target.workloads:
-        lines = selectors.container_lines(request.target)
     events = filters.all_of(
         [
             filters.log_id("events"),
             selectors.cluster_scope("k8s_pod", request.target, namespaced=True),
         ]
     )
+    if request.target.workloads:
+        lines = selectors.container_lines(request.target)
+        events = selectors.pod_events(request.target)
     limit = report_limit(request)
     return [
         fetch(
@@ -60,9 +63,11 @@ def _owner(entry: Entry) -> tuple[str, str]:
 
 
 def _row(pod: str, entries: list[Entry]) -> dict[str, Any]:
+    """A pod: its owner, node and containers, and its first and last line (its first and
+    last event when it logged none)."""
     logged = [e for e in entries if container_of(e)]
     owner_kind, owner_name = _owner(logged[0] if logged else entries[0])
-    first, last = time_span(entries)
+    first, last = time_span(logged or entries)
     return {
         "pod": pod,
         "owner": f"{owner_kind}:{owner_name}",
@@ -79,7 +84,8 @@ def present_pods(request: Request, results: Results) -> TableReport:
     grouped = per_key(lines.entries + events.entries, lambda e: pod_of(e) or "?")
     rows = [_row(pod, entries) for pod, entries in sorted(grouped.items())]
     namespace = request.target.namespace
-    data = {"action": "pods", "namespace": namespace, "pods": rows, "complete": not lines.truncated}
-    note = budget_note(lines.truncated, "pods", lines.fetch.limit)
+    cut = lines.truncated or events.truncated
+    data = {"action": "pods", "namespace": namespace, "pods": rows, "complete": not cut}
+    note = budget_note(cut, "pods", max(lines.fetch.limit, events.fetch.limit))
     title = f"{len(rows)} pods in namespace {namespace}{note}"
     return TableReport(data, rows, title)
