@@ -533,3 +533,64 @@ def test_a_file_without_any_mark_says_to_record_times(tmp_path: Path) -> None:
     log = write(tmp_path / "client.log", "completed step: 0, loss: 2.9\ncompleted step: 1\n")
     message = refused(f"--logs_file={log}", "--pod_prefix=p", "--container_names=c")
     assert "record them with kubectl logs --timestamps" in message
+
+
+UID = "0f3e9a4b-1111-2222-3333-444455556666"
+
+
+def _node_logs(root: Path) -> Path:
+    """A node's /var/log/pods: CRI lines (time, stream, F or P), a worker's halted chip split
+    in two parts by the runtime, and its peer losing it 60 ms later."""
+    pods = root / "var" / "log" / "pods"
+    crashed = pods / f"default_llama-train-worker-1-1-gg4hh_{UID}" / "pathways-worker" / "0.log"
+    peer = pods / f"default_llama-train-worker-0-0-aa1bb_{UID}" / "pathways-worker" / "0.log"
+    write(
+        crashed,
+        "2026-08-09T08:38:03.100000000Z stdout F I0809 08:38:03.100000 1 server.cc:1] serving\n"
+        "2026-08-09T08:38:05.100000000Z stderr P F0809 08:38:05.100000 1 chip.cc:88] Check "
+        "failed: !chip_\n"
+        "2026-08-09T08:38:05.100000000Z stderr F halted TPU chip 2 halted\n"
+        "2026-08-09T08:38:05.102000000Z stderr F *** SIGABRT received by PID 1 ***\n",
+    )
+    write(
+        peer,
+        "2026-08-09T08:38:05.160000000Z stderr F DEADLINE_EXCEEDED: lost connection to peer\n"
+        '2026-08-09T08:38:06.000000000Z stdout F {"severity": "INFO", "message": "bye"}\n',
+    )
+    return pods
+
+
+def test_a_nodes_pod_log_folders_are_read_as_the_kubelet_writes_them(tmp_path: Path) -> None:
+    pods = _node_logs(tmp_path)
+    entries = _container_lines(pods)
+    got = [(e["resource"]["labels"]["pod_name"], e["timestamp"], e["severity"]) for e in entries]
+    assert got == [
+        ("llama-train-worker-1-1-gg4hh", "2026-08-09T08:38:03.1Z", "INFO"),
+        ("llama-train-worker-1-1-gg4hh", "2026-08-09T08:38:05.1Z", "CRITICAL"),
+        ("llama-train-worker-1-1-gg4hh", "2026-08-09T08:38:05.102Z", "ERROR"),
+        ("llama-train-worker-0-0-aa1bb", "2026-08-09T08:38:05.16Z", "ERROR"),
+        ("llama-train-worker-0-0-aa1bb", "2026-08-09T08:38:06Z", "INFO"),
+    ]
+    assert entries[1]["textPayload"] == "Check failed: !chip_halted TPU chip 2 halted"
+    assert entries[4]["jsonPayload"] == {"message": "bye"}
+    assert {e["resource"]["labels"]["container_name"] for e in entries} == {"pathways-worker"}
+    found = root_cause(
+        f"--logs_file={pods}", "--jobset_name=llama-train", "--start_time=2026-08-09T08:00:00Z"
+    )
+    assert found["pod"] == "llama-train-worker-1-1-gg4hh"
+    assert found["message"].startswith("Check failed: !chip_halted")
+
+
+def test_a_nodes_container_links_name_pod_and_container(tmp_path: Path) -> None:
+    link = (
+        tmp_path
+        / "var"
+        / "log"
+        / "containers"
+        / (f"llama-train-worker-0-0-aa1bb_default_pathways-worker-{'ab' * 32}.log")
+    )
+    write(link, "2026-08-09T08:38:05.160000000Z stderr F Check failed: x\n")
+    (entry,) = _container_lines(link)
+    assert entry["resource"]["labels"]["pod_name"] == "llama-train-worker-0-0-aa1bb"
+    assert entry["resource"]["labels"]["container_name"] == "pathways-worker"
+    assert (entry["severity"], entry["textPayload"]) == ("ERROR", "Check failed: x")

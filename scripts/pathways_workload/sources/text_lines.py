@@ -8,6 +8,13 @@
   `types.RFC3339NanoFixed`: `2006-01-02T15:04:05.000000000Z07:00`). Whatever
   else RFC 3339 allows is read too, as in JSON exports: shorter or longer
   fractions (past nanoseconds cut), offsets, a lowercase `t` or `z`.
+- A node's own container log files (`/var/log/pods/NS_POD_UID/CONTAINER/N.log`)
+  are in the CRI logging format: the time, the stream, `F` for a full line or
+  `P` for a part of one the runtime split, then the text (kubernetes
+  `pkg/kubelet/kuberuntime/logs/logs.go`, parseCRILog:
+  `2016-10-06T00:17:09.669794202Z stdout P log content 1`). The stream is kept
+  (GKE's agent makes stderr lines ERROR and stdout lines INFO); the parts of a
+  line are joined by the reader.
 - A glog or absl header is `Lmmdd hh:mm:ss.uuuuuu threadid file:line] `, the
   thread id space-padded (golang/glog `glog.go`, google/glog `logging.h`); gRPC
   core writes nanoseconds in the same header. It carries no year. GKE's logging
@@ -30,6 +37,10 @@ _STAMP_RE = re.compile(
     r"([0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
     r"(?:[Zz]|[+-][0-9]{2}:[0-9]{2}))(?:[ \t]|$)"
 )
+# After a CRI line's time: its stream and whether it is a full line (F) or a part (P).
+CRI_TAG_RE = re.compile(r"(stdout|stderr) ([FP])(?: |$)")
+# A whole CRI line: time, stream, tag, text (to join the parts of a split line).
+CRI_LINE_RE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}[Tt]\S*) (stdout|stderr) ([FP])(?: (.*))?")
 # Microseconds as glog writes them, or nanoseconds as gRPC core's own header does
 # (`E1128 21:14:25.331103432   11752 chttp2_server.cc:1059] `); GKE's agent reads any length.
 _GLOG_RE = re.compile(
@@ -60,6 +71,7 @@ class TextLine:
     container: str | None = None
     stamp_ns: int | None = None
     glog: GlogHeader | None = None
+    stream: str | None = None  # a CRI line's: stdout or stderr
 
     @property
     def recognised(self) -> bool:
@@ -97,8 +109,12 @@ def parse_line(text: str) -> TextLine:
         pod, container = prefix[1], prefix[2] or None
         text = text[prefix.end() :]
     stamp_ns, text = _stamp(text)
+    stream = None
+    tag = CRI_TAG_RE.match(text) if stamp_ns is not None and prefix is None else None
+    if tag is not None:
+        stream, text = tag[1], text[tag.end() :]
     glog = None
     header = _GLOG_RE.match(text)
     if header is not None and (glog := _glog(header)) is not None:
         text = text[header.end() :]
-    return TextLine(text, pod, container, stamp_ns, glog)
+    return TextLine(text, pod, container, stamp_ns, glog, stream)

@@ -7,8 +7,9 @@ does not start like a JSON export and one of its first lines carries a
 
 Each non-blank line becomes one `k8s_container` entry, as GKE's agent makes one
 per line:
-- pod and container: the line's prefix; else the file's place in a folder
-  given to `--logs_file` (`<pod>/<container>.log`, `.txt`, maybe gzipped); else
+- pod and container: the line's prefix; else the file's place: a node's own log
+  layouts wherever they are, or `<pod>/<container>.log` (`.txt`, maybe gzipped)
+  in a folder given to `--logs_file`; else
   `--pod_prefix` and a single `--container_names` value. Mixing prefixed and
   unprefixed lines is refused: whose a line is would be a guess.
 - time: the RFC 3339 time, else the glog header's (glog_time.py). A line
@@ -16,7 +17,8 @@ per line:
   in file order; lines before a container's first time take that first time;
   a container that never logs a time takes the file's previous time. A file
   without any time is refused.
-- severity: the glog letter, else DEFAULT (a transcript does not say which
+- severity: the glog letter, else a CRI line's stream (stderr ERROR, stdout
+  INFO, as GKE's agent has it), else DEFAULT (a transcript does not say which
   stream a line went to); a glog header becomes `sourceLocation` and leaves the
   message as `textPayload`. A line that is one JSON object becomes `jsonPayload`,
   its `severity` field the entry's, as GKE's agent stores structured logs
@@ -33,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -42,7 +45,7 @@ from pathways_workload.lql.values import SEVERITY_NAMES, severity_level
 from pathways_workload.pod_names import implied_labels
 from pathways_workload.sources.glog_time import GlogClock
 from pathways_workload.sources.records import INCOMPLETE
-from pathways_workload.sources.text_lines import TextLine, parse_line
+from pathways_workload.sources.text_lines import CRI_LINE_RE, TextLine, parse_line
 from pathways_workload.target import Workload
 from pathways_workload.timestamps import format_timestamp_ns
 from pathways_workload.window import Window
@@ -50,6 +53,14 @@ from pathways_workload.window import Window
 FORMATS = ("auto", "export", "kubectl")
 _SNIFF_LINES = 10
 _LOG_SUFFIXES = (".log", ".txt")
+# The kubelet's folder of a pod's logs, NAMESPACE_POD_UID (no name holds an underscore).
+_POD_DIR_RE = re.compile(r"[a-z0-9][-a-z0-9]*_([a-z0-9][-a-z0-9.]*)_[0-9a-f-]+")
+# Its links in /var/log/containers: POD_NAMESPACE_CONTAINER-CONTAINERID.log.
+_CONTAINER_LINK_RE = re.compile(
+    r"([a-z0-9][-a-z0-9.]*)_[a-z0-9][-a-z0-9]*_([a-z0-9][-a-z0-9]*)-[0-9a-f]{64}\.log"
+)
+# A CRI line's stream gives its severity, as GKE's agent gives it (a transcript's is unknown).
+STREAM_SEVERITY = {"stderr": "ERROR", "stdout": "INFO", None: "DEFAULT"}
 Entry = dict[str, Any]
 Who = tuple[str, str]
 
@@ -99,6 +110,20 @@ class TextRecord:
     line: int
     raw: bytes
     entry: Entry
+
+
+def node_log_place(path: Path) -> Who | None:
+    """(pod, container) of a file in a node's container log folders: the kubelet's
+    `/var/log/pods/NAMESPACE_POD_UID/CONTAINER/RESTARTS.log` or its links
+    `/var/log/containers/POD_NAMESPACE_CONTAINER-CONTAINERID.log`."""
+    parts = path.parts
+    name = parts[-1].removesuffix(".gz")
+    if len(parts) >= 3 and name.removesuffix(".log").isdigit() and name.endswith(".log"):
+        pod_dir = _POD_DIR_RE.fullmatch(parts[-3])
+        if pod_dir is not None:
+            return pod_dir[1], parts[-2]
+    link = _CONTAINER_LINK_RE.fullmatch(name)
+    return (link[1], link[2]) if link is not None else None
 
 
 def _log_stem(name: str) -> str | None:
@@ -154,7 +179,12 @@ class TextLogs:
         )
 
     def place_of(self, path: Path | None) -> Who | None:
-        """(pod, container) from a file at `<pod>/<container>.log` in a folder given."""
+        """(pod, container) from a file's place: a node's own log layouts wherever they are
+        (`NS_POD_UID/CONTAINER/N.log`, `POD_NS_CONTAINER-ID.log`), else
+        `<pod>/<container>.log` in a folder given."""
+        node_layout = node_log_place(path) if path is not None else None
+        if node_layout is not None:
+            return node_layout
         for folder in self.options.folders:
             root = Path(folder)
             if path is None or not root.is_dir() or not path.is_relative_to(root):
@@ -188,7 +218,7 @@ class TextLogs:
             "insertId": insert_id,
             "resource": {"type": "k8s_container", "labels": resource},
             "timestamp": format_timestamp_ns(time_ns),
-            "severity": line.glog.severity if line.glog else "DEFAULT",
+            "severity": line.glog.severity if line.glog else STREAM_SEVERITY.get(line.stream),
             "textPayload": line.message,
         }
         structured = _json_object(line.message)
@@ -233,10 +263,20 @@ class _Transcript:
         self._untimed = 0
 
     def read(self, lines: Iterable[bytes]) -> Iterator[TextRecord]:
+        split: str | None = None  # the parts so far of a CRI line the runtime split (`P`)
         for number, raw in enumerate(lines, 1):
             text = self._decode(raw, number)
+            cri = CRI_LINE_RE.fullmatch(text)
+            if cri is not None and cri[3] == "P":
+                part = cri[4] or ""
+                split = f"{cri[1]} {cri[2]} F {part}" if split is None else split + part
+                continue
+            if split is not None:  # the full line ends the parts (its own time is later)
+                text, split = split + ((cri[4] or "") if cri else text), None
             if text.strip():
                 yield from self._line(number, parse_line(text))
+        if split is not None:
+            yield from self._line(number, parse_line(split))
         yield from self._finish()
 
     def _decode(self, raw: bytes, number: int) -> str:
