@@ -62,9 +62,10 @@ def _pod_event_clause(workload: Workload) -> str:
     if workload.kind == "job":
         return "(" + _owner("Job", workload.name) + ")"
     if workload.kind == "lws":
-        # LWS pods are `<lws>-<group>` (leader) and `<lws>-<group>-<worker>`.
+        # LWS pods are `<lws>-<group>` (leader) and `<lws>-<group>-<worker>`, workers counted
+        # from 1 (kubernetes-sigs/lws): `<lws>-2-0` is another LWS's leader, not ours.
         name = filters.regex_literal(workload.name)
-        return f'resource.labels.pod_name=~"^{name}-[0-9]+(-[0-9]+)?$"'
+        return f'resource.labels.pod_name=~"^{name}-[0-9]+(-[1-9][0-9]*)?$"'
     return _pod_name_prefix(workload.name)
 
 
@@ -80,7 +81,15 @@ def _object_event_clause(workload: Workload) -> str | None:
             ]
         )
     if workload.kind == "lws":
-        return f'({kind_field}="LeaderWorkerSet" AND {filters.equals(name_field, workload.name)})'
+        # Its pods are made by StatefulSets: `<lws>` (the leaders) and one per group named
+        # after the group's leader, `<lws>-<group>`; a pod it could not create is their event.
+        name = filters.regex_literal(workload.name)
+        return filters.any_of(
+            [
+                f'({kind_field}="LeaderWorkerSet" AND {filters.equals(name_field, workload.name)})',
+                f'({kind_field}="StatefulSet" AND {name_field}=~"^{name}(-[0-9]+)?$")',
+            ]
+        )
     if workload.kind == "job":
         return f'({kind_field}="Job" AND {filters.equals(name_field, workload.name)})'
     return None
