@@ -594,3 +594,30 @@ def test_a_nodes_container_links_name_pod_and_container(tmp_path: Path) -> None:
     assert entry["resource"]["labels"]["pod_name"] == "llama-train-worker-0-0-aa1bb"
     assert entry["resource"]["labels"]["container_name"] == "pathways-worker"
     assert (entry["severity"], entry["textPayload"]) == ("ERROR", "Check failed: x")
+
+
+def test_a_line_with_a_guessed_time_never_beats_a_line_with_its_own(tmp_path: Path) -> None:
+    """A client's SIGTERM line without a header takes the client's previous time, a minute
+    before a worker's timed crash: the crash is the root cause, and a guessed line is one only
+    when nothing has a time of its own (then it says so)."""
+    head = "[pod/llama-train-pathways-head-0-0-h7k2p/jax-tpu]"
+    worker = "[pod/llama-train-worker-1-1-gg4hh/pathways-worker]"
+    log = write(
+        tmp_path / "dump.log",
+        f"{head} I0809 08:37:00.500000 1 main.py:10] starting\n"
+        f"{head} *** SIGTERM received by PID 1 ***\n"
+        f"{worker} F0809 08:38:05.100000 1 chip.cc:88] Check failed: !chip_halted\n",
+    )
+    window = ("--start_time=2026-08-09T08:00:00Z", "--end_time=2026-08-09T09:00:00Z")
+    found = root_cause(f"--logs_file={log}", "--jobset_name=llama-train", *window)
+    assert found["message"] == "Check failed: !chip_halted"
+    assert found["time_guessed"] is False
+    entries = _container_lines(log)
+    assert [e.get("labels", {}).get("debug-workload/time") for e in entries] == [
+        None,
+        "guessed",
+        None,
+    ]
+    alone = write(tmp_path / "alone.log", "".join(Path(log).read_text().splitlines(True)[:2]))
+    found = root_cause(f"--logs_file={alone}", "--jobset_name=llama-train", *window)
+    assert found["message"].startswith("*** SIGTERM") and found["time_guessed"] is True

@@ -3,7 +3,8 @@
 Container lines carry their pod's Kubernetes labels as `k8s-pod/<key>` (dots
 and slashes of the key turned into underscores) plus GKE's own
 `compute.googleapis.com/resource_name` (the node) and the
-`logging.gke.io/top_level_controller_*` owner labels.
+`logging.gke.io/top_level_controller_*` owner labels. One key is the tool's own:
+a line of text logs with no time of its own carries `TIME_GUESSED`.
 """
 
 from __future__ import annotations
@@ -24,3 +25,5 @@ RESTART_ATTEMPT = (
     "k8s-pod/jobset_sigs_k8s_io/restart-attempt",
     "jobset.sigs.k8s.io/restart-attempt",
 )
+# On a text-log line with no time of its own (it took a nearby line's): "guessed".
+TIME_GUESSED = "debug-workload/time"

@@ -38,6 +38,12 @@ def _failure_lines(failure: dict[str, Any]) -> list[str]:
     ]
     if failure.get("due_at"):
         lines.append(f"- Went quiet: its next line was due at {failure['due_at']}")
+    if failure.get("time_guessed"):
+        lines.append(
+            "- Time guessed: the line has no time of its own (it took a nearby line's), and "
+            "nothing with a time of its own was found; record the logs with kubectl logs "
+            "--timestamps"
+        )
     if failure["downstream_only"]:
         actions = ", ".join(f"`{action}`" for action in failure["read_next"])
         lines.append(

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from pathways_workload.errors import InputFileError
+from pathways_workload.labels import TIME_GUESSED
 from pathways_workload.lql.values import SEVERITY_NAMES, severity_level
 from pathways_workload.pod_names import implied_labels
 from pathways_workload.sources.glog_time import GlogClock
@@ -228,9 +229,11 @@ class TextLogs:
             if not line.glog:
                 entry["severity"] = SEVERITY_NAMES[severity_level(level)]
             entry["jsonPayload"] = structured
-        labels = self.labels_of(who[0])
+        labels = dict(self.labels_of(who[0]))
+        if line.stamp_ns is None and line.glog is None:  # it took a nearby line's time
+            labels[TIME_GUESSED] = "guessed"
         if labels:
-            entry["labels"] = dict(labels)
+            entry["labels"] = labels
         if line.glog:
             entry["sourceLocation"] = {"file": line.glog.file, "line": line.glog.line}
         return entry

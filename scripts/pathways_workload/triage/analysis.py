@@ -120,6 +120,7 @@ def describe_failure(
         **_brief(failure.cause.entry),
         "traceback": list(failure.cause.traceback),
         "due_at": format_timestamp_ns(failure.due_ns) if failure.due_ns is not None else None,
+        "time_guessed": failure.cause.time_guessed,
         "source": "hang" if failure.hang else failure.cause.source,
         "restart_attempt": failure.attempt,
         "scenario": scenario.number if scenario else None,

@@ -547,9 +547,15 @@ class Evidence:
         scenario = self.scenario
         return not self.symptom and not (scenario is not None and scenario.incidental)
 
-    def order(self) -> tuple[int, int, tuple[int, str]]:
+    @property
+    def time_guessed(self) -> bool:
+        """A text-log line with no time of its own (it took a nearby line's)."""
+        return entry_labels(self.entry).get(labels.TIME_GUESSED) == "guessed"
+
+    def order(self) -> tuple[bool, int, int, tuple[int, str]]:
+        """Earliest first; a line whose time is a guess after every line with its own."""
         rank = {"serial-console": 0, "audit": 0, "node-event": 1}.get(self.source, 2)
-        return self.effective_ns, rank, sort_key(self.entry)
+        return self.time_guessed, self.effective_ns, rank, sort_key(self.entry)
 
 
 def restart_attempt(entry: Entry) -> str | None:
