@@ -284,3 +284,11 @@ def test_a_lane_says_how_many_of_its_lines_are_not_drawn(tmp_path: Path) -> None
     for lane in omitted:
         assert f"{lane['omitted']} later lines not drawn" in page
         assert f"+{lane['omitted']}<" in page
+
+
+def test_a_host_lane_is_named_after_the_pod_where_it_failed(tmp_path: Path) -> None:
+    """Host 0/0 ran two pods (a restart): its lane names the one that logged the root cause,
+    and host 1/1's the one that went quiet, not the alphabetically last."""
+    path, _ = write_report(tmp_path, "megascale-hang-detected")
+    page = path.read_text(encoding="utf-8")
+    assert "0/0  vmkmw<" in page and "1/1  lbrdw<" in page

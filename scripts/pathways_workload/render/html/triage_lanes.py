@@ -14,6 +14,7 @@ from typing import Any
 from pathways_workload.render.html.lanes import Group, Lane, Mark, Timeline
 from pathways_workload.render.html.tables import instant
 from pathways_workload.timestamps import parse_timestamp_ns
+from pathways_workload.triage.timeline import FAILED_KINDS
 
 OPEN_UP_TO = 64
 # A collapsed slice's lane shows at most this many quiet hosts and node-level events.
@@ -107,7 +108,7 @@ def _label(lane: dict[str, Any]) -> tuple[str, str]:
 def _names(lane: dict[str, Any]) -> tuple[str, str]:
     pods, nodes = lane.get("pods") or [], lane.get("nodes") or []
     if lane["lane"] == "host":
-        short = pods[-1].rsplit("-", 1)[-1] if pods else "no line"
+        short = _telling_pod(lane).rsplit("-", 1)[-1] if pods else "no line"
         seen = f"pods {', '.join(pods) or 'none seen'}; nodes {', '.join(nodes) or '?'}"
         title = f"host {lane['name']}: {seen}"
         return f"{lane['name']}  {short}", title
@@ -116,6 +117,14 @@ def _names(lane: dict[str, Any]) -> tuple[str, str]:
         return lane["name"], f"node {lane['name']} (ran {ran})"
     where = f" ({', '.join(pods)})" if pods else ""
     return lane["name"], f"{lane['name']}{where}"
+
+
+def _telling_pod(lane: dict[str, Any]) -> str:
+    """The host's pod to name: the one where it failed (or went quiet) first, else its last."""
+    failed = [e for e in lane.get("events", []) if e.get("kind") in FAILED_KINDS]
+    first = min(failed, key=lambda e: instant(e.get("timestamp"))) if failed else {}
+    parts = str(first.get("where", "")).split("/")
+    return parts[1] if len(parts) == 3 else str(lane["pods"][-1])
 
 
 def _lane(lane: dict[str, Any], clock: _Clock, end: int) -> Lane:
