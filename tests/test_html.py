@@ -292,3 +292,25 @@ def test_a_host_lane_is_named_after_the_pod_where_it_failed(tmp_path: Path) -> N
     path, _ = write_report(tmp_path, "megascale-hang-detected")
     page = path.read_text(encoding="utf-8")
     assert "0/0  vmkmw<" in page and "1/1  lbrdw<" in page
+
+
+@pytest.mark.parametrize("action", ["triage", "errors"])
+def test_an_export_without_times_draws_no_timeline(tmp_path: Path, action: str) -> None:
+    """Its window means nothing (1970 to tomorrow): no timeline is drawn over it, and triage
+    gives no verdict, as the text report does."""
+    export = tmp_path / "empty.json"
+    export.write_text("[]")
+    page_path = tmp_path / "page.html"
+    code, _, err = run_cli(
+        f"--logs_file={export}",
+        "--jobset_name=x",
+        f"--action={action}",
+        "--format=html",
+        f"--output={page_path}",
+    )
+    assert code == 0, err
+    page = page_path.read_text(encoding="utf-8")
+    assert 'class="ticks"' not in page  # no axis drawn
+    if action == "triage":
+        assert "No verdict: the window holds none of the workload" in page
+        assert "No timeline. Window: " in page

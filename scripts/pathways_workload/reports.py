@@ -49,4 +49,12 @@ class TriageReport:
     data: dict[str, Any]
 
 
+# A triage report's answer when the window holds none of the workload's lines.
+NO_VERDICT = (
+    "No verdict: the window holds none of the workload's lines. Check the window and the "
+    "workload flags (--action=preflight says whether the workload logged; offline, leave out "
+    "the window flags to read the export's whole span)."
+)
+
+
 Report = EntryReport | TableReport | TriageReport

@@ -15,6 +15,7 @@ from tabulate import tabulate
 
 from pathways_workload.render.entries import entry_line
 from pathways_workload.render.picture import first_errors_by_slice
+from pathways_workload.reports import NO_VERDICT
 from pathways_workload.tracebacks import headline
 
 # Rows of a table shown before "and N more" (the JSON report has them all).
@@ -80,12 +81,7 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
         return [*_failure_lines(root), *unread, *_evidence(root)]
     last = report["last_lines"]
     if not last:
-        return [
-            "No verdict: the window holds none of the workload's lines. Check the window and "
-            "the workload flags (--action=preflight says whether the workload logged; offline, "
-            "leave out the window flags to read the export's whole span).",
-            *unread,
-        ]
+        return [NO_VERDICT, *unread]
     text = [f"No error and no hang found. Last line of {len(last)} containers (latest first):"]
     latest = sorted(last, key=lambda row: str(row["timestamp"]), reverse=True)
     text += [

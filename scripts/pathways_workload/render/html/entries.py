@@ -79,7 +79,11 @@ def entries_page(report: EntryReport) -> str:
     body = (
         f"<header><h1>{len(entries)} log entries</h1>"
         f'<p class="meta">{text(report.span)}</p></header>{notes}'
-        + section("timeline", "Timeline", timeline_html(_timeline(report, entries)))
+        + (
+            section("timeline", "Timeline", timeline_html(_timeline(report, entries)))
+            if entries
+            else ""
+        )
         + section("lines", "Lines", table(headers, rows, sortable=True, ident="lines-table"))
     )
     return document(

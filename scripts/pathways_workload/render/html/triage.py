@@ -22,6 +22,7 @@ from pathways_workload.render.html.tables import (
     time_cell,
 )
 from pathways_workload.render.html.triage_lanes import triage_timeline
+from pathways_workload.reports import NO_VERDICT
 from pathways_workload.tracebacks import headline
 from pathways_workload.triage.timeline import FAILED_KINDS
 
@@ -89,6 +90,11 @@ def _next_steps(report: dict[str, Any]) -> str:
 
 
 def _no_cause(report: dict[str, Any]) -> str:
+    if not report.get("last_lines"):
+        return (
+            '<section class="cause" id="root-cause"><h2>Root cause</h2>'
+            f"<p>{text(NO_VERDICT)}</p></section>"
+        )
     lines = "".join(
         f"<li><code>{text(r.get('timestamp'))}</code> {text(r.get('where'))}: "
         f"{text(_first_line(r.get('message')))}</li>"
@@ -282,9 +288,12 @@ def triage_page(report: dict[str, Any]) -> str:
         else f"Window {window.get('start')} .. {window.get('end')} (UTC)"
     )
     header = f'<header><h1>Triage of {text(workload)}</h1><p class="meta">{text(span)}</p></header>'
-    timeline = section(
-        "timeline", "Timeline", TIMELINE_HELP + timeline_html(triage_timeline(report))
+    drawn = (
+        f'<p class="warn">{text("No timeline. Window: " + window["note"])}</p>'
+        if "note" in window
+        else TIMELINE_HELP + timeline_html(triage_timeline(report))
     )
+    timeline = section("timeline", "Timeline", drawn)
     body = (
         header
         + _root_cause(report)
