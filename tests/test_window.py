@@ -6,7 +6,13 @@ import pytest
 
 from pathways_workload.errors import UsageError
 from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
-from pathways_workload.window import Window, WindowFlags, parse_flag_duration_ns, resolve_window
+from pathways_workload.window import (
+    Window,
+    WindowFlags,
+    format_duration,
+    parse_flag_duration_ns,
+    resolve_window,
+)
 
 NOW = parse_timestamp_ns("2026-10-22T12:00:00Z")
 MINUTE = 60 * 10**9
@@ -104,3 +110,11 @@ def test_two_instants_inside_one_microsecond_differ() -> None:
     early = parse_timestamp_ns("2026-10-22T11:10:00.123456001Z")
     late = parse_timestamp_ns("2026-10-22T11:10:00.123456999Z")
     assert early < late
+
+
+@pytest.mark.parametrize(
+    ("nanos", "shown"),
+    [(0, "0ns"), (250_000_000, "0.25s"), (1, "0.000000001s"), (90 * 10**9, "1m30s")],
+)
+def test_a_window_under_a_second_shows_its_fraction(nanos: int, shown: str) -> None:
+    assert format_duration(nanos) == shown

@@ -89,7 +89,10 @@ def parse_flag_duration_ns(text: str) -> int:
 
 
 def format_duration(nanos: int) -> str:
-    """Format a duration compactly (`1h30m`, `90s` stays `1m30s`)."""
+    """Format a duration compactly (`1h30m`, `90s` stays `1m30s`; under a second, its
+    fraction: `0.25s`)."""
+    if 0 < nanos < NANOS_PER_SECOND:
+        return f"{nanos / NANOS_PER_SECOND:.9f}".rstrip("0") + "s"
     seconds = nanos // NANOS_PER_SECOND
     parts = []
     for unit, suffix in zip(_UNIT_SECONDS, "dhms"):
