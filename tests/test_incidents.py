@@ -217,3 +217,18 @@ def test_pods_is_incomplete_when_its_events_read_was_cut(monkeypatch: pytest.Mon
     assert json.loads(out)["complete"] is False
     code, out, err = run_cli(*args)
     assert "(incomplete:" in out.splitlines()[0]
+
+
+def test_abseils_start_up_notice_is_no_error_of_a_container_action() -> None:
+    """Every worker writes it to stderr (ERROR in Cloud Logging) as it starts: selected by the
+    severity floor, it led every pod's group, ahead of the crash."""
+    notice = "All log messages before absl::InitializeLog() is called"
+    entries = json.loads((INCIDENTS / "lost-connection-to-peer.json").read_text())
+    assert any(notice in e.get("textPayload", "") and e["severity"] == "ERROR" for e in entries)
+    args = (*target_args("lost-connection-to-peer"), "--action=workers", "--format=json")
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    assert out and notice not in out
+    code, out, err = run_cli(*args, "--min_severity=DEFAULT", "--limit=5000")
+    assert code == 0, err
+    assert notice in out

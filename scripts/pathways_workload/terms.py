@@ -456,6 +456,11 @@ CRASH_CATALOGUE = (
 )
 CRASH_TERMS = texts(CRASH_CATALOGUE)
 
+# Start-up notices every C++ binary writes to stderr (so ERROR in Cloud Logging) and that say
+# nothing went wrong: abseil's, before its logging is initialised (seen in public logs of
+# TensorFlow, XLA and gRPC programs alike). A severity floor does not select them.
+ROUTINE_NOTICES = ("All log messages before absl::InitializeLog() is called are written to STDERR",)
+
 # Proxy-to-worker transfer stalls (triage reads them with the crash lines).
 STALL_CATALOGUE = (
     term(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pathways_workload import filters
+from pathways_workload import filters, terms
 from pathways_workload.query import Query, Request
 from pathways_workload.sources.base import Entry, Fetch
 
@@ -39,11 +39,14 @@ def fetch(
 
 
 def term_match(request: Request, builtin: tuple[str, ...]) -> str | None:
-    """A line matches when it has a term OR its severity reaches the floor."""
+    """A line matches when it has a term OR its severity reaches the floor (a routine
+    start-up notice, ERROR only for going to stderr, aside)."""
     if request.floor == "DEFAULT":
         return None
     found = builtin + request.options.extra_terms
-    return filters.any_of([filters.message_has_any(found), f"severity>={request.floor}"])
+    routine = filters.message_has_any(terms.ROUTINE_NOTICES)
+    severe = filters.all_of([f"severity>={request.floor}", f"NOT {routine}"])
+    return filters.any_of([filters.message_has_any(found), severe])
 
 
 def narrowing(request: Request, with_terms: bool = True) -> str | None:
