@@ -78,3 +78,14 @@ def test_a_python_warnings_line_on_stderr_is_no_evidence(tmp_path: Path) -> None
     notice = _line("workload-container", "ERROR", DEPRECATION, "2026-11-26T10:20:00.000001Z")
     report = _triage(tmp_path, notice)
     assert report["root_cause"] is None and report["survived"] == []
+
+
+def test_a_warning_an_error_followed_stays_the_cause(tmp_path: Path) -> None:
+    """The run recovered and kept going, but an error came after the warning on the same
+    host: the warning may be where it began, so it is evidence, and the earlier one."""
+    warning = _line("pathways-worker", "WARNING", RETRY, "2026-11-26T10:20:00.000001Z")
+    error = _line("pathways-worker", "ERROR", "DATA_LOSS: link went down", "2026-11-26T10:23:00Z")
+    error["insertId"] = "added-error"
+    report = _triage(tmp_path, warning, error)
+    assert report["root_cause"]["message"] == RETRY
+    assert report["survived"] == []

@@ -621,3 +621,28 @@ def test_a_line_with_a_guessed_time_never_beats_a_line_with_its_own(tmp_path: Pa
     alone = write(tmp_path / "alone.log", "".join(Path(log).read_text().splitlines(True)[:2]))
     found = root_cause(f"--logs_file={alone}", "--jobset_name=llama-train", *window)
     assert found["message"].startswith("*** SIGTERM") and found["time_guessed"] is True
+
+
+def test_node_logs_join_parts_per_stream_read_rotated_files_and_their_namespace(
+    tmp_path: Path,
+) -> None:
+    """A stdout line between a stderr line's parts is its own line; a file the kubelet rotated
+    (`0.log.YYYYMMDD-hhmmss`) is the same container's; the path's namespace is the entry's."""
+    folder = tmp_path / "pods" / f"ml_llama-train-worker-1-0-abcde_{UID}" / "pathways-worker"
+    write(
+        folder / "0.log",
+        "2026-08-09T08:38:05.000000000Z stderr P Check failed: buffer <= limit (first part...\n"
+        "2026-08-09T08:38:05.000100000Z stdout F heartbeat 42\n"
+        "2026-08-09T08:38:05.000200000Z stderr F ...rest)\n",
+    )
+    write(folder / "0.log.20260809-083700", "2026-08-09T08:37:00Z stderr F Check failed: rotated\n")
+    entries = _container_lines(tmp_path / "pods")
+    got = [
+        (e["resource"]["labels"]["namespace_name"], e["severity"], e["textPayload"])
+        for e in entries
+    ]
+    assert got == [
+        ("ml", "ERROR", "Check failed: rotated"),
+        ("ml", "ERROR", "Check failed: buffer <= limit (first part......rest)"),
+        ("ml", "INFO", "heartbeat 42"),
+    ]

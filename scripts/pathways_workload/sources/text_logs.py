@@ -55,10 +55,12 @@ FORMATS = ("auto", "export", "kubectl")
 _SNIFF_LINES = 10
 _LOG_SUFFIXES = (".log", ".txt")
 # The kubelet's folder of a pod's logs, NAMESPACE_POD_UID (no name holds an underscore).
-_POD_DIR_RE = re.compile(r"[a-z0-9][-a-z0-9]*_([a-z0-9][-a-z0-9.]*)_[0-9a-f-]+")
+_POD_DIR_RE = re.compile(r"([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9.]*)_[0-9a-f-]+")
+# A container's log in it: RESTARTS.log, or one the kubelet rotated, RESTARTS.log.TIME.
+_CRI_FILE_RE = re.compile(r"[0-9]+\.log(?:\.[0-9]{8}-[0-9]{6})?")
 # Its links in /var/log/containers: POD_NAMESPACE_CONTAINER-CONTAINERID.log.
 _CONTAINER_LINK_RE = re.compile(
-    r"([a-z0-9][-a-z0-9.]*)_[a-z0-9][-a-z0-9]*_([a-z0-9][-a-z0-9]*)-[0-9a-f]{64}\.log"
+    r"([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9]*)-[0-9a-f]{64}\.log"
 )
 # A CRI line's stream gives its severity, as GKE's agent gives it (a transcript's is unknown).
 STREAM_SEVERITY = {"stderr": "ERROR", "stdout": "INFO", None: "DEFAULT"}
@@ -113,18 +115,18 @@ class TextRecord:
     entry: Entry
 
 
-def node_log_place(path: Path) -> Who | None:
-    """(pod, container) of a file in a node's container log folders: the kubelet's
+def node_log_place(path: Path) -> tuple[str, str, str] | None:
+    """(pod, container, namespace) of a file in a node's container log folders: the kubelet's
     `/var/log/pods/NAMESPACE_POD_UID/CONTAINER/RESTARTS.log` or its links
     `/var/log/containers/POD_NAMESPACE_CONTAINER-CONTAINERID.log`."""
     parts = path.parts
     name = parts[-1].removesuffix(".gz")
-    if len(parts) >= 3 and name.removesuffix(".log").isdigit() and name.endswith(".log"):
+    if len(parts) >= 3 and _CRI_FILE_RE.fullmatch(name):
         pod_dir = _POD_DIR_RE.fullmatch(parts[-3])
         if pod_dir is not None:
-            return pod_dir[1], parts[-2]
+            return pod_dir[2], parts[-2], pod_dir[1]
     link = _CONTAINER_LINK_RE.fullmatch(name)
-    return (link[1], link[2]) if link is not None else None
+    return (link[1], link[3], link[2]) if link is not None else None
 
 
 def _log_stem(name: str) -> str | None:
@@ -143,6 +145,7 @@ class TextLogs:
         self.options = options or TextLogOptions()
         self.clock = GlogClock(self.options.window, self.options.now_ns, self.options.tell)
         self._labels: dict[str, dict[str, str]] = {}
+        self._namespaces: dict[str, str] = {}  # a pod's, when its file's path names it
         self._told: set[str] = set()
 
     def tell_once(self, kind: str, note: str) -> None:
@@ -184,8 +187,9 @@ class TextLogs:
         (`NS_POD_UID/CONTAINER/N.log`, `POD_NS_CONTAINER-ID.log`), else
         `<pod>/<container>.log` in a folder given."""
         node_layout = node_log_place(path) if path is not None else None
-        if node_layout is not None:
-            return node_layout
+        if node_layout is not None:  # a node's folders mix namespaces: the path says whose
+            pod, container, self._namespaces[pod] = node_layout
+            return pod, container
         for folder in self.options.folders:
             root = Path(folder)
             if path is None or not root.is_dir() or not path.is_relative_to(root):
@@ -214,7 +218,8 @@ class TextLogs:
             ("cluster_name", options.cluster_name),
         )
         resource = {key: value for key, value in scope if value}
-        resource.update(namespace_name=options.namespace, pod_name=who[0], container_name=who[1])
+        namespace = self._namespaces.get(who[0], options.namespace)
+        resource.update(namespace_name=namespace, pod_name=who[0], container_name=who[1])
         entry: Entry = {
             "insertId": insert_id,
             "resource": {"type": "k8s_container", "labels": resource},
@@ -266,20 +271,23 @@ class _Transcript:
         self._untimed = 0
 
     def read(self, lines: Iterable[bytes]) -> Iterator[TextRecord]:
-        split: str | None = None  # the parts so far of a CRI line the runtime split (`P`)
+        # The parts so far of a CRI line the runtime split (`P`), per stream: stdout and
+        # stderr are written apart, so another stream's line may come between.
+        split: dict[str, str] = {}
         for number, raw in enumerate(lines, 1):
             text = self._decode(raw, number)
             cri = CRI_LINE_RE.fullmatch(text)
-            if cri is not None and cri[3] == "P":
-                part = cri[4] or ""
-                split = f"{cri[1]} {cri[2]} F {part}" if split is None else split + part
-                continue
-            if split is not None:  # the full line ends the parts (its own time is later)
-                text, split = split + ((cri[4] or "") if cri else text), None
+            if cri is not None:
+                stream, part = cri[2], cri[4] or ""
+                if cri[3] == "P":
+                    split[stream] = split.get(stream, f"{cri[1]} {stream} F ") + part
+                    continue
+                if stream in split:  # the full line ends the parts (its own time is later)
+                    text = split.pop(stream) + part
             if text.strip():
                 yield from self._line(number, parse_line(text))
-        if split is not None:
-            yield from self._line(number, parse_line(split))
+        for rest in split.values():  # the file ended inside a split line
+            yield from self._line(number, parse_line(rest))
         yield from self._finish()
 
     def _decode(self, raw: bytes, number: int) -> str:

@@ -18,7 +18,8 @@
    down: symptoms of whatever stopped it, never its cause.
 8. A warning no known failure explains, after which the user workload kept
    making progress (same attempt, more than a minute on, and on to the end of
-   its lines), is one the run survived: reported apart, never a cause.
+   its lines) with no error after it in that attempt, is one the run survived:
+   reported apart, never a cause.
 """
 
 from __future__ import annotations
@@ -112,6 +113,13 @@ def kept_going(
     if max(map(entry_time_ns, latest)) - end >= QUIET_AFTER_NS:  # progress stopped: no survival
         return list(evidence), []
     attempt = attempt_of(last_step)
+    # Errors of the attempt: a warning before one may be where it began (it stays evidence).
+    errors = [
+        e.time_ns
+        for e in evidence
+        if e.attempt == attempt and e.decisive and severity(e.entry) != "WARNING"
+    ]
+    last_error = max(errors, default=None)
 
     def survived(item: Evidence) -> bool:
         return (
@@ -120,6 +128,7 @@ def kept_going(
             and item.scenario is None
             and item.attempt == attempt
             and end - item.time_ns > STEP_SLACK_NS
+            and (last_error is None or last_error < item.time_ns)
         )
 
     return [e for e in evidence if not survived(e)], [e for e in evidence if survived(e)]
