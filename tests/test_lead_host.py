@@ -152,8 +152,14 @@ def test_a_downstream_root_cause_at_the_window_start_asks_for_an_earlier_start(
     )
     root = report["root_cause"]
     assert root["downstream_only"]
-    assert root["read_next"][0] == "--start_time=2026-11-20T04:37:33.77Z"
-    assert any("may have begun before it" in gap for gap in report["coverage"]["gaps"])
+    (gap,) = [gap for gap in report["coverage"]["gaps"] if "may have begun before it" in gap]
+    flags = "--start_time=2026-11-20T04:37:33.77Z --end_time=2026-11-20T05:20:00Z"
+    assert flags in gap
+    assert not any(step.startswith("--start_time") for step in root["read_next"])
+    rerun = _triage(
+        tmp_path, _load("lost-connection-to-peer"), "--jobset_name=llama-train", *flags.split()
+    )
+    assert rerun["root_cause"]["message"].startswith("Check failed: !chip_halted")
     assert report["origin_hosts"] == [] and report["lead_host"]["downstream"]
     whole = _triage(tmp_path, _load("lost-connection-to-peer"), "--jobset_name=llama-train")
     assert not any("may have begun before it" in gap for gap in whole["coverage"]["gaps"])

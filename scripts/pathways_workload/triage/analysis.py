@@ -338,17 +338,17 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
 
 def _early(root: dict[str, Any], chosen: rules.Failure, request: Request) -> list[str]:
     """When the root cause is known only by downstream lines from the window's first minute,
-    the failure they report may have begun before the window: the gap that says so (the
-    earlier start also leads the root cause's `read_next`)."""
+    the failure they report may have begun before the window: the gap that says so, with
+    the window flags that read from earlier (they run as given, whatever set the window)."""
     after_ns = chosen.cause.time_ns - request.window.start_ns
     if not root["downstream_only"] or after_ns >= EARLY_NS:
         return []
     earlier = format_timestamp_ns(request.window.start_ns - EARLIER_NS)
-    root["read_next"] = [f"--start_time={earlier}", *root["read_next"]]
     return [
         f"the root cause is known only by downstream lines, the first {after_ns / 1e9:.3g} s "
         "after the window's start: the failure they report may have begun before it; read "
-        f"from an earlier start (--start_time={earlier})"
+        f"from an earlier start: --start_time={earlier} --end_time={request.window.end} "
+        "(in place of the window flags given)"
     ]
 
 
