@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import container_entry, run_cli
-from tests.test_incidents import INCIDENTS, NAMES, target_args
+from tests.test_incidents import INCIDENTS, NAMES, expected, target_args
 
 SCREEN_LINES = 100
 
@@ -144,3 +144,17 @@ def test_a_window_without_the_workload_s_lines_gives_no_verdict() -> None:
     assert "No verdict: the window holds none of the workload's lines" in out
     assert "No error and no hang found" not in out
     assert "no Kubernetes events of the namespace in the window" in out
+
+
+def test_a_traceback_logged_as_one_entry_is_shown_to_its_chained_cause() -> None:
+    """The client's traceback is one entry: its exception and the exception it was raised
+    from (the missing checkpoint) are in the text report, not cut to its first 200 characters."""
+    planted = expected("elastic-restore-failure")
+    code, out, err = run_cli(
+        *target_args("elastic-restore-failure", by_issue_time=True), "--action=triage"
+    )
+    assert code == 0, err
+    evidence = out[out.index("Evidence:") : out.index("## ", out.index("Evidence:"))]
+    assert "No checkpoint metadata found" in evidence
+    assert planted["failures"][-1]["message_contains"] in evidence
+    assert len(out.splitlines()) <= SCREEN_LINES

@@ -64,11 +64,15 @@ def _failure_lines(failure: dict[str, Any]) -> list[str]:
 
 
 def _evidence(root: dict[str, Any]) -> list[str]:
+    """The cause's traceback (its last lines), else its evidence: the cause's own entry in
+    full (a traceback logged as one entry ends with its exception and the chained ones),
+    the others a line each."""
     if root.get("traceback"):
-        lines = root["traceback"]
+        shown = root["traceback"][-MOST_EVIDENCE_LINES:]
     else:
-        lines = [entry_line(entry) for entry in root["evidence"]]
-    shown = lines[-MOST_EVIDENCE_LINES:] if root.get("traceback") else lines
+        cause, *others = [entry_line(entry).split("\n") for entry in root["evidence"]]
+        body = cause[1:][-(MOST_EVIDENCE_LINES - 1) :]
+        shown = [cause[0], *body, *(lines[0] for lines in others)]
     return ["", "Evidence:", "```", *(_cut(line, 200) for line in shown), "```"]
 
 
