@@ -232,3 +232,16 @@ def test_abseils_start_up_notice_is_no_error_of_a_container_action() -> None:
     code, out, err = run_cli(*args, "--min_severity=DEFAULT", "--limit=5000")
     assert code == 0, err
     assert notice in out
+
+
+@pytest.mark.parametrize("name", ["host-oom-worker", "co-tenant-oom"])
+def test_a_hosts_first_error_is_its_own_not_the_symptom_before_it(name: str) -> None:
+    """The kernel's `invoked oom-killer` line comes 3 ms before the `Killed process` line it
+    announces: the host's first error is the kill (the evidence), as planted."""
+    code, out, err = run_cli(
+        *target_args(name, by_issue_time=True), "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    got = {row["pod"]: row["first_error_time"] for row in json.loads(out)["failing_hosts"]}
+    planted = {row["pod"]: row["first_error_time"] for row in expected(name)["failing_hosts"]}
+    assert got == planted

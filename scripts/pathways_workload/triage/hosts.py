@@ -117,15 +117,15 @@ def failing_hosts(
     quiet: Entry | None = None,
     cause: Evidence | None = None,
 ) -> list[dict[str, Any]]:
-    """Per failing host, its first error (or, in a hang, when it went quiet); earliest first,
-    at the same instant a host's own error before a symptom.
+    """Per failing host, its first error of its own, else its first symptom (or, in a hang,
+    when it went quiet); earliest first, at the same instant a host's own error first.
 
     `downstream` marks a host whose every line is a symptom (it only lost a peer, or the
     client): the failure began elsewhere. The failure's `cause` counts for its host whatever
     it says (a SIGTERM that nothing else explains); as an own error unless it is a symptom.
     """
     firsts: dict[str, tuple[int, Entry]] = {}
-    own_error: set[str] = set()
+    own_firsts: dict[str, tuple[int, Entry]] = {}  # a host's first error of its own
     for item in sorted(evidence, key=lambda item: (item.time_ns, item.order())):
         host = host_of(item, pods)
         if (
@@ -136,17 +136,18 @@ def failing_hosts(
         ):
             firsts.setdefault(host.pod, (item.time_ns, item.entry))
             if not item.symptom:
-                own_error.add(host.pod)
+                own_firsts.setdefault(host.pod, (item.time_ns, item.entry))
     began: list[tuple[str, int, Entry, bool]] = []
     if cause is not None and (host := host_of(cause, pods)) is not None:
         began.append((host.pod, cause.time_ns, cause.entry, not cause.symptom))
     if quiet is not None and pod_of(quiet) in pods:
         began.append((str(pod_of(quiet)), entry_time_ns(quiet), quiet, True))
     for pod, time, entry, own in began:
-        if own:
-            own_error.add(pod)
-        if pod not in firsts or firsts[pod][0] > time:
-            firsts[pod] = (time, entry)
+        chosen = own_firsts if own else firsts
+        if pod not in chosen or chosen[pod][0] > time:
+            chosen[pod] = (time, entry)
+    firsts.update(own_firsts)  # its own error, not a symptom before it (`invoked oom-killer`)
+    own_error = set(own_firsts)
     rows = []
     for pod, (_, entry) in sorted(
         firsts.items(), key=lambda pair: (pair[1][0], pair[0] not in own_error)
