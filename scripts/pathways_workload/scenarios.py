@@ -246,7 +246,9 @@ _CLASSICS = (
         "version-mismatch",
         "JAX and Pathways versions do not match",
         "the Pathways images were built for another JAX release than the client's",
-        "use the image tag jax-<your JAX version> (or YYYYMMDD-jax_<version>)",
+        "use the image tag jax-<your JAX version> (or YYYYMMDD-jax_<version>); when no "
+        "image is built for the client's JAX (a version the release notes do not list), pin "
+        "the client to the JAX the images name instead",
         (
             _example("failed to agree on the protocol version"),
             _example("Failed to deserialize the Mosaic module"),
