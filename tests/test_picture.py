@@ -3,6 +3,7 @@ root cause, checked against what the incidents planted."""
 
 from __future__ import annotations
 
+from pathways_workload.timestamps import parse_timestamp_ns
 from tests.corpus.large import export
 from tests.helpers import run_cli
 from tests.test_incidents import expected, target_args
@@ -41,3 +42,17 @@ def test_a_large_cascade_fits_in_eight_rows() -> None:
     low, high = marked.split()[1].split("-")
     assert int(low) <= root_slice <= int(high)
     assert sum(int(row.split(" of ")[0].split()[-1]) for row in rows) == len(planted.failing_pods)
+
+
+def test_a_slice_that_failed_before_the_root_cause_says_how_long_before() -> None:
+    """In the Megascale hang, host 1/1 went quiet minutes before the detector's line (the root
+    cause): its slice's first error is that long before it, not "+0 µs"."""
+    planted = expected("megascale-hang-detected")
+    code, out, err = run_cli(*target_args("megascale-hang-detected", True), "--action=triage")
+    assert code == 0, err
+    (row,) = [line for line in out.splitlines() if line.startswith("slice 1 ")]
+    quiet = next(h for h in planted["failing_hosts"] if h["slice"] == "1")
+    before = parse_timestamp_ns(planted["root_cause"]["timestamp"]) - parse_timestamp_ns(
+        quiet["first_error_time"]
+    )
+    assert f"first {before / 10**9:.1f} s before the root cause" in row

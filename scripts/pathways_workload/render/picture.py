@@ -78,6 +78,8 @@ def _row(label: str, lanes: Sequence[dict[str, Any]], root_ns: int, attempt: obj
     if root_here:
         cells[0] = ROOT
         lead = ", the root cause first"
+    elif earliest is not None and earliest < 0:  # a host that failed (or went quiet) before
+        lead = f", first {_human(-earliest)} before the root cause"
     else:
         lead = f", first +{_human(earliest)}" if earliest is not None else ""
     chart = f"{cells[0]} {''.join(cells[1:])}"
@@ -86,7 +88,7 @@ def _row(label: str, lanes: Sequence[dict[str, Any]], root_ns: int, attempt: obj
 
 def _human(offset_ns: int) -> str:
     if offset_ns < 10**6:
-        return f"{max(0, offset_ns) // 1000} µs"
+        return f"{offset_ns // 1000} µs"
     if offset_ns < 10**9:
         return f"{offset_ns // 10**6} ms"
     return f"{offset_ns / 10**9:.1f} s"
