@@ -125,8 +125,10 @@ _CLASSICS = (
         "host-oom",
         "Host memory runs out on the head pod or a TPU host",
         "the kernel OOM killer ended a container process: host (CPU) RAM, not TPU HBM",
-        "give the container more memory (about 100 GiB for the JAX client and the proxy, "
-        "32 GiB for the RM) or reduce its host memory use",
+        "give the killed container more memory (on the head pod about 100 GiB for the JAX "
+        "client and the proxy, 32 GiB for the RM) or reduce its host memory use; when the "
+        "kernel ran out for the whole node (`Out of memory`, not `Memory cgroup out of "
+        "memory`), another pod on the node may hold it: --action=neighbors names them",
         (
             *(t.example for t in terms.NODE_OOM_REASON_CATALOGUE),
             *(t.example for t in terms.NODE_OOM_CATALOGUE[:3]),
