@@ -296,6 +296,11 @@ def test_grouping_printed_lines_is_refused_by_report_actions(action: str) -> Non
             "neighbors; --action=errors reads no node's logs",
         ),
         (
+            ("--action=pod-events", "--container_names=pathways-worker"),
+            "error: --container_names selects container lines; --action=pod-events reads none "
+            "(its events or nodes belong to pods, not containers): leave it out",
+        ),
+        (
             ("--action=workers", "--container_names= , "),
             "error: --container_names=' , ' names nothing: give the containers "
             "comma-separated: --container_names=A,B",

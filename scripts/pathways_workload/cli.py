@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from typing import TextIO, cast
 
-from pathways_workload import target
+from pathways_workload import filters, target
 from pathways_workload.analytics.dataset import Dataset
 from pathways_workload.arguments import (
     analytics_flags,
@@ -26,6 +26,7 @@ from pathways_workload.arguments import (
 from pathways_workload.errors import ToolError, UsageError
 from pathways_workload.output_file import destination
 from pathways_workload.output_stream import GuardedOutput, NotesOutput, standard_streams
+from pathways_workload.plan import Results
 from pathways_workload.query import Request
 from pathways_workload.registry import ACTIONS, Action
 from pathways_workload.render.html import HTML_REPORTS
@@ -216,6 +217,21 @@ def _check_entry_flags(args: argparse.Namespace, action: Action) -> None:
         )
 
 
+def _check_container_names(action: Action, request: Request) -> None:
+    """--container_names narrows the container lines an action reads; an action whose first
+    queries read none (events, nodes) would silently ignore it."""
+    names = request.target.container_names
+    if not names:
+        return
+    clause = filters.one_of("resource.labels.container_name", names)
+    fetches = action.stages[0].build(action.request_for(request), Results())
+    if not any(clause in fetch.query.filter for fetch in fetches):
+        raise UsageError(
+            f"--container_names selects container lines; --action={action.name} reads none "
+            "(its events or nodes belong to pods, not containers): leave it out"
+        )
+
+
 def _check_report_flags(args: argparse.Namespace, action: Action) -> None:
     """--commands_out and --verbose show the queries a report's checks ran: they go with an
     action whose report has checks, in a run that reads entries."""
@@ -256,6 +272,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
             err.write(window.describe() + "\n")
         issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
         request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
+        _check_container_names(action, request)
         # Print mode, and preflight in the cloud, which prints its queries when denied.
         printing = source is None or (action.runs_without_execute and not args.logs_file)
         printer = engine.printer() if printing else GcloudPrinter()
