@@ -114,3 +114,13 @@ def test_the_1024_host_report_renders_collapsed_per_slice(tmp_path: Path) -> Non
     assert len(_HOST_LANE_RE.findall(page.dom)) == 1024
     title = _root_title(page.dom)
     assert title is not None and planted.root_time in title and planted.root_pod in title
+
+
+def test_the_view_names_its_date(tmp_path: Path) -> None:
+    """Zoomed in on a window of days, the ticks say hours only: the view's line says the
+    date it starts on."""
+    path, _ = write_report(tmp_path, "lost-connection-to-peer")
+    page = open_page(path)
+    assert page.console == []
+    (view,) = re.findall(r'<span class="view">([^<]*)</span>', page.dom)
+    assert re.match(r"view from 2026-11-20 \d\d:\d\d:\d\d\.\d{3} UTC, ", view), view

@@ -153,7 +153,9 @@
       self.ticks.appendChild(span);
     });
     if (this.viewText) {
-      var from = this.label(this.startMs + Math.floor((this.sub + this.v0) / 1e6), 0, 1e6);
+      var fromMs = this.startMs + Math.floor((this.sub + this.v0) / 1e6);
+      var day = new Date(fromMs).toISOString().slice(0, 10); // the ticks may not say it
+      var from = day + " " + this.label(fromMs, 0, 1e6);
       this.viewText.textContent = "view from " + from + " UTC, " + human(width) + " wide";
     }
   };
