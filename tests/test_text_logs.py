@@ -502,8 +502,8 @@ def test_a_line_that_is_one_json_object_is_a_structured_entry(tmp_path: Path) ->
 
 def test_header_and_prefix_variants_are_read(tmp_path: Path) -> None:
     """gRPC core's glog header with nanoseconds (real-world-log-lines, scenario 13), a zap
-    line's own time followed by a tab, and a prefix whose trailing space was trimmed off an
-    empty line (read, not refused)."""
+    line's own time followed by a tab (its level the line's severity), and a prefix whose
+    trailing space was trimmed off an empty line (read, not refused)."""
     log = write(
         tmp_path / "variants.log",
         "[pod/rl-actor-0-abcde/main] E0809 08:38:25.331103432   11752 chttp2_server.cc:1059] "
@@ -515,7 +515,7 @@ def test_header_and_prefix_variants_are_read(tmp_path: Path) -> None:
     got = [(e["timestamp"], e["severity"], e.get("textPayload")) for e in _container_lines(log)]
     assert got == [
         ("2026-08-09T08:38:25.331103432Z", "ERROR", "UNKNOWN:No address added"),
-        ("2026-08-09T08:38:30Z", "DEFAULT", "ERROR\tadmission\tfinding leader"),
+        ("2026-08-09T08:38:30Z", "ERROR", "ERROR\tadmission\tfinding leader"),
         ("2026-08-09T08:38:31Z", "DEFAULT", "done"),  # the empty line is no entry
     ]
 

@@ -41,6 +41,18 @@ _STAMP_RE = re.compile(
 CRI_TAG_RE = re.compile(r"(stdout|stderr) ([FP])(?: |$)")
 # A whole CRI line: time, stream, tag, text (to join the parts of a split line).
 CRI_LINE_RE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}[Tt]\S*) (stdout|stderr) ([FP])(?: (.*))?")
+# A zap console line's level after its own time and a tab (the JobSet controller's:
+# `2026-02-27T19:51:30Z\tERROR\tadmission\t...`, kubernetes-sigs/jobset's troubleshooting doc).
+_ZAP_LEVEL_RE = re.compile(r"(DEBUG|INFO|WARN|ERROR|DPANIC|PANIC|FATAL)\t")
+ZAP_SEVERITIES = {
+    "DEBUG": "DEBUG",
+    "INFO": "INFO",
+    "WARN": "WARNING",
+    "ERROR": "ERROR",
+    "DPANIC": "CRITICAL",
+    "PANIC": "CRITICAL",
+    "FATAL": "CRITICAL",
+}
 # Microseconds as glog writes them, or nanoseconds as gRPC core's own header does
 # (`E1128 21:14:25.331103432   11752 chttp2_server.cc:1059] `); GKE's agent reads any length.
 _GLOG_RE = re.compile(
@@ -72,6 +84,12 @@ class TextLine:
     stamp_ns: int | None = None
     glog: GlogHeader | None = None
     stream: str | None = None  # a CRI line's: stdout or stderr
+    level: str | None = None  # a zap console line's own level, as a severity
+
+    @property
+    def severity(self) -> str | None:
+        """What the line says of its severity: its glog letter, else its zap level."""
+        return self.glog.severity if self.glog else self.level
 
     @property
     def recognised(self) -> bool:
@@ -117,4 +135,6 @@ def parse_line(text: str) -> TextLine:
     header = _GLOG_RE.match(text)
     if header is not None and (glog := _glog(header)) is not None:
         text = text[header.end() :]
-    return TextLine(text, pod, container, stamp_ns, glog, stream)
+    zap = _ZAP_LEVEL_RE.match(text) if stamp_ns is not None and glog is None else None
+    level = ZAP_SEVERITIES[zap[1]] if zap is not None else None
+    return TextLine(text, pod, container, stamp_ns, glog, stream, level)

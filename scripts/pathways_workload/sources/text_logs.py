@@ -17,12 +17,13 @@ per line:
   in file order; lines before a container's first time take that first time;
   a container that never logs a time takes the file's previous time. A file
   without any time is refused.
-- severity: the glog letter, else a CRI line's stream (stderr ERROR, stdout
-  INFO, as GKE's agent has it), else DEFAULT (a transcript does not say which
-  stream a line went to); a glog header becomes `sourceLocation` and leaves the
-  message as `textPayload`. A line that is one JSON object becomes `jsonPayload`,
-  its `severity` field the entry's, as GKE's agent stores structured logs
-  (Cloud Logging's structured-logging special fields).
+- severity: the glog letter, else a zap console line's level, else a CRI line's
+  stream (stderr ERROR, stdout INFO, as GKE's agent has it), else DEFAULT (a
+  transcript does not say which stream a line went to); a glog header becomes
+  `sourceLocation` and leaves the message as `textPayload`. A line that is one
+  JSON object becomes `jsonPayload`, its `severity` field the entry's, as GKE's
+  agent stores structured logs (Cloud Logging's structured-logging special
+  fields).
 - insertId: distinct, in file order, so lines sharing a time keep their order;
   the same for a file and its gzipped copy (`NAME.gz`), whose lines are one entry each.
 - resource labels: project, location and cluster from their flags when given,
@@ -224,7 +225,7 @@ class TextLogs:
             "insertId": insert_id,
             "resource": {"type": "k8s_container", "labels": resource},
             "timestamp": format_timestamp_ns(time_ns),
-            "severity": line.glog.severity if line.glog else STREAM_SEVERITY.get(line.stream),
+            "severity": line.severity or STREAM_SEVERITY.get(line.stream),
             "textPayload": line.message,
         }
         structured = _json_object(line.message)
