@@ -74,7 +74,7 @@ class Source(Protocol):
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _instant(text: str) -> int | None:
+def instant_ns(text: str) -> int | None:
     """A timestamp's nanoseconds, or None; entries are sorted and compared many times over."""
     try:
         return parse_timestamp_ns(text)
@@ -86,7 +86,7 @@ def entry_time_ns(entry: Entry) -> int:
     """The entry's timestamp in nanoseconds (receiveTimestamp, else 0, when it has none)."""
     for key in ("timestamp", "receiveTimestamp"):
         value = entry.get(key)
-        if isinstance(value, str) and (instant := _instant(value)) is not None:
+        if isinstance(value, str) and (instant := instant_ns(value)) is not None:
             return instant
     return 0
 

@@ -113,25 +113,27 @@ def kept_going(
     if max(map(entry_time_ns, latest)) - end >= QUIET_AFTER_NS:  # progress stopped: no survival
         return list(evidence), []
     attempt = attempt_of(last_step)
+    warnings = [
+        e
+        for e in evidence
+        if severity(e.entry) == "WARNING"
+        and not e.symptom
+        and e.attempt == attempt
+        and end - e.time_ns > STEP_SLACK_NS
+        and e.scenario is None
+    ]
+    if not warnings:
+        return list(evidence), []
     # Errors of the attempt: a warning before one may be where it began (it stays evidence).
     errors = [
         e.time_ns
         for e in evidence
-        if e.attempt == attempt and e.decisive and severity(e.entry) != "WARNING"
+        if e.attempt == attempt and severity(e.entry) != "WARNING" and e.decisive
     ]
     last_error = max(errors, default=None)
-
-    def survived(item: Evidence) -> bool:
-        return (
-            not item.symptom
-            and severity(item.entry) == "WARNING"
-            and item.scenario is None
-            and item.attempt == attempt
-            and end - item.time_ns > STEP_SLACK_NS
-            and (last_error is None or last_error < item.time_ns)
-        )
-
-    return [e for e in evidence if not survived(e)], [e for e in evidence if survived(e)]
+    survived = [e for e in warnings if last_error is None or last_error < e.time_ns]
+    apart = {id(e) for e in survived}
+    return [e for e in evidence if id(e) not in apart], survived
 
 
 def _attempt_of(item: Evidence, starts: list[tuple[int, str]]) -> str | None:

@@ -20,7 +20,7 @@ from pathways_workload.actions import probes
 from pathways_workload.actions.common import fetch
 from pathways_workload.actions.followups import FOLLOW_UP_PAGES, TRACEBACK_NOTE, traceback_fetches
 from pathways_workload.describe import container_of, message, pod_of
-from pathways_workload.plan import PrintNote, Results, Stage
+from pathways_workload.plan import Build, PrintNote, Results, Stage
 from pathways_workload.query import Request
 from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
 from pathways_workload.sources.paging import pages_needed
@@ -282,19 +282,16 @@ def _within_pages(fetches: list[Fetch]) -> list[Fetch]:
     return [dataclasses.replace(f, max_requests=pages_needed(f.limit)) for f in fetches]
 
 
+def _budgeted(build: Build) -> Build:
+    """A stage's builder whose fetches are held `_within_pages`."""
+    return lambda request, results: _within_pages(build(request, results))
+
+
 STAGES = (
     Stage(
-        lambda request, _: _within_pages(fetches.triage_fetches(request)),
+        _budgeted(lambda request, _: fetches.triage_fetches(request)),
         anticipate=lambda request: _within_pages(_probes_ahead(request)),
     ),
-    Stage(
-        lambda request, results: _within_pages(second_stage(request, results)),
-        required=False,
-        print_note=READ_ON_NOTE,
-    ),
-    Stage(
-        lambda request, results: _within_pages(third_stage(request, results)),
-        required=False,
-        print_note=TRACEBACK_NOTE,
-    ),
+    Stage(_budgeted(second_stage), required=False, print_note=READ_ON_NOTE),
+    Stage(_budgeted(third_stage), required=False, print_note=TRACEBACK_NOTE),
 )

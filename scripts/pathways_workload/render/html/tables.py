@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from pathways_workload.render.html.escape import text
-from pathways_workload.timestamps import parse_timestamp_ns
+from pathways_workload.sources.base import instant_ns
 
 _NEVER = 1 << 63
 
@@ -21,10 +21,8 @@ def cell(value: object, sort: object = None, kind: str = "") -> str:
 def instant(stamp: object) -> int:
     """A timestamp's instant, for ordering whatever its spelling (0 to 9 fraction digits, an
     offset); one that does not parse comes last."""
-    try:
-        return parse_timestamp_ns(str(stamp))
-    except ValueError:
-        return _NEVER
+    found = instant_ns(str(stamp))
+    return _NEVER if found is None else found
 
 
 def time_cell(stamp: object) -> str:

@@ -46,8 +46,7 @@ ROOT_FIELDS = (
 
 def _first_line(message: object) -> str:
     """A message's telling line: a whole traceback's exception, else its first line."""
-    text = str(message or "").strip()
-    return headline(text) if text else ""
+    return headline(str(message or "").strip())
 
 
 def _where(failure: dict[str, Any]) -> str:
