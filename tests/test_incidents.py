@@ -207,6 +207,24 @@ def test_pods_with_a_workload_flag_lists_the_workloads_pods_only(name: str) -> N
             assert (row["first"], row["last"]) == (min(lines), max(lines)), row["pod"]
 
 
+def test_a_pod_that_never_logged_is_placed_on_its_node_by_its_events() -> None:
+    """A pod whose image could not be pulled ran no container, so no line names its node; the
+    kubelet's events do (an Event's source.host is the node it ran on)."""
+    entries = json.loads((INCIDENTS / "image-pull-backoff.json").read_text())
+    hosts = {
+        e["resource"]["labels"]["pod_name"]: e["jsonPayload"]["source"]["host"]
+        for e in entries
+        if e["resource"]["type"] == "k8s_pod"
+        and e.get("jsonPayload", {}).get("source", {}).get("host")
+    }
+    code, out, err = run_cli(*target_args("image-pull-backoff"), "--action=pods", "--format=json")
+    assert code == 0, err
+    rows = {row["pod"]: row for row in json.loads(out)["pods"]}
+    silent = [pod for pod, row in rows.items() if row["lines"] == 0]
+    assert silent
+    assert {pod: rows[pod]["node"] for pod in silent} == {pod: hosts[pod] for pod in silent}
+
+
 def test_pods_is_incomplete_when_its_events_read_was_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pods that never logged are known by their events alone: a cut events read is a cut
     report (its 94 lines all read, its 454 pod events not)."""

@@ -64,14 +64,15 @@ def _owner(entry: Entry) -> tuple[str, str]:
 
 def _row(pod: str, entries: list[Entry]) -> dict[str, Any]:
     """A pod: its owner, node and containers, and its first and last line (its first and
-    last event when it logged none)."""
+    last event when it logged none). Its node is the one its lines name, else the one its
+    events do (a pod that ran no container)."""
     logged = [e for e in entries if container_of(e)]
     owner_kind, owner_name = _owner(logged[0] if logged else entries[0])
     first, last = time_span(logged or entries)
     return {
         "pod": pod,
         "owner": f"{owner_kind}:{owner_name}",
-        "node": next((node_of(e) for e in logged if node_of(e)), ""),
+        "node": next(filter(None, map(node_of, logged + entries)), ""),
         "containers": ",".join(sorted({container_of(e) or "" for e in logged})),
         "lines": len(logged),
         "first": first,
