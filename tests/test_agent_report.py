@@ -158,3 +158,24 @@ def test_a_traceback_logged_as_one_entry_is_shown_to_its_chained_cause() -> None
     assert "No checkpoint metadata found" in evidence
     assert planted["failures"][-1]["message_contains"] in evidence
     assert len(out.splitlines()) <= SCREEN_LINES
+
+
+def test_a_long_one_line_error_is_shown_whole_in_the_evidence(tmp_path: Path) -> None:
+    """The client's failure to reach the proxy is one line of about 280 characters whose
+    telling part (why the connection failed) comes last (the troubleshooting page's line);
+    cut at 200 characters, the text report lost it."""
+    line = (
+        "RuntimeError: Unable to initialize backend 'proxy': UNAVAILABLE: Unable to establish "
+        "connection to ifrt_proxy server, please check provided address "
+        "'example-workload-proxy-0-0.example-workload.default.svc.example-cluster-domain.:38676'"
+        "; detailed error: DNS resolution failed (set JAX_PLATFORMS='' to automatically choose "
+        "an available backend)"
+    )
+    entry = container_entry(line, pod="llama-train-pathways-head-0-0-abcde", container="jax-tpu")
+    path = tmp_path / "client.json"
+    path.write_text(json.dumps([entry]))
+    code, out, err = run_cli(f"--logs_file={path}", "--jobset_name=llama-train", "--action=triage")
+    assert code == 0, err
+    evidence = out[out.index("Evidence:") :]
+    assert "DNS resolution failed" in evidence
+    assert "automatically choose an available backend)" in evidence

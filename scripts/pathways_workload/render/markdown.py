@@ -9,6 +9,8 @@ it; the JSON report always has them.
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from tabulate import tabulate
@@ -21,6 +23,9 @@ from pathways_workload.tracebacks import headline
 # Rows of a table shown before "and N more" (the JSON report has them all).
 MOST_ROWS = 8
 MOST_EVIDENCE_LINES = 12
+EVIDENCE_WIDTH = 200
+# A long one-line cause is wrapped onto at most this many lines (its end often says why).
+MOST_CAUSE_PIECES = 6
 
 
 def _first_line(text: str | None) -> str:
@@ -65,15 +70,27 @@ def _failure_lines(failure: dict[str, Any]) -> list[str]:
 
 def _evidence(root: dict[str, Any]) -> list[str]:
     """The cause's traceback (its last lines), else its evidence: the cause's own entry in
-    full (a traceback logged as one entry ends with its exception and the chained ones),
-    the others a line each."""
+    full (a traceback logged as one entry ends with its exception and the chained ones; a
+    long line is wrapped, its end often says why), the others a line each."""
     if root.get("traceback"):
-        shown = root["traceback"][-MOST_EVIDENCE_LINES:]
-    else:
-        cause, *others = [entry_line(entry).split("\n") for entry in root["evidence"]]
-        body = cause[1:][-(MOST_EVIDENCE_LINES - 1) :]
-        shown = [cause[0], *body, *(lines[0] for lines in others)]
-    return ["", "Evidence:", "```", *(_cut(line, 200) for line in shown), "```"]
+        return _fenced(root["traceback"][-MOST_EVIDENCE_LINES:])
+    cause, *others = [entry_line(entry).split("\n") for entry in root["evidence"]]
+    first = textwrap.wrap(
+        cause[0],
+        EVIDENCE_WIDTH,
+        subsequent_indent="  ",
+        break_on_hyphens=False,
+        max_lines=MOST_CAUSE_PIECES,
+        placeholder=" …",
+    )
+    body = cause[1:][-(MOST_EVIDENCE_LINES - 1) :]
+    return _fenced([*body, *(lines[0] for lines in others)], first)
+
+
+def _fenced(lines: list[str], whole: Sequence[str] = ()) -> list[str]:
+    """The evidence block: `whole` as it is, then `lines` cut to the block's width."""
+    cut = [_cut(line, EVIDENCE_WIDTH) for line in lines]
+    return ["", "Evidence:", "```", *whole, *cut, "```"]
 
 
 def _root_cause(report: dict[str, Any]) -> list[str]:
