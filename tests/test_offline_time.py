@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from pathways_workload.query import Request
 from pathways_workload.registry import ACTIONS
+from pathways_workload.sources import records
 from pathways_workload.sources.base import Fetch
 from pathways_workload.sources.export_reader import Block
 from pathways_workload.sources.files import FileSource, plausible_window
@@ -287,3 +288,39 @@ def test_one_pass_with_every_plausible_instant_answers_as_the_span_would(tmp_pat
     ]
     assert "no usable top-level timestamp" in err.getvalue()
     assert "2999-01-01T00:00:00Z" in err.getvalue()
+
+
+@pytest.mark.parametrize("order", ["asc", "desc"])
+def test_a_fetch_parses_about_its_limit_when_its_matches_share_a_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str
+) -> None:
+    """A cascade's crash lines fall within a second or two: what the text says of a record's
+    time, to the nanosecond, drops the records past the bound unparsed (by their second,
+    every one of 3,000 was parsed)."""
+    base = parse_timestamp_ns("2026-10-22T11:30:00Z")
+    crashes = [
+        container_entry(
+            f"Check failed: {index}",
+            timestamp=format_timestamp_ns(base + index * 7919 % 3000 * 300_000),
+        )
+        for index in range(3000)
+    ]
+    path = _lines(tmp_path / "a.jsonl", crashes)
+    parsed: list[bytes] = []
+    real = records.parse_entry
+
+    def counting(raw: bytes) -> Any:
+        parsed.append(raw)
+        return real(raw)
+
+    monkeypatch.setattr(records, "parse_entry", counting)
+    window = ("--start_time=2026-10-22T11:00:00Z", "--duration=1h", "--limit=100")
+    code, out, err = run_cli(
+        "--action=errors", f"--logs_file={path}", WORKLOAD, *window, f"--order={order}"
+    )
+    assert code == 0, err
+    assert len(out.splitlines()) == 100
+    by_time = sorted(crashes, key=lambda e: parse_timestamp_ns(e["timestamp"]))
+    expected = (by_time[::-1] if order == "desc" else by_time)[:100]
+    assert _messages(out) == [e["textPayload"] for e in expected]
+    assert len(parsed) < 600

@@ -125,3 +125,20 @@ def test_required_groups_of_a_crash_sweep() -> None:
         frozenset({b"my-run"}),
         frozenset({b"check failed", b"sigsegv", b"critical", b"alert", b"emergency"}),
     }
+
+
+def test_an_or_of_few_groups_gives_every_union() -> None:
+    """Events of a workload's pods OR of its JobSet: the workload's name is in every line of
+    the workload, its two resource types only in events; the union of the longest terms
+    (the name, twice) let every line through, the union of the types does not."""
+    compiled = compile_filter(
+        '(resource.type="k8s_pod" labels.owner="a-long-workload-name") OR '
+        '(resource.type="k8s_cluster" jsonPayload.involvedObject.name="a-long-workload-name")'
+    )
+    assert frozenset({b"k8s_pod", b"k8s_cluster"}) in compiled.required
+    line = {"resource": {"type": "k8s_container"}, "labels": {"owner": "a-long-workload-name"}}
+    assert not compiled.matches(line)
+    assert not compiled.may_match_raw(line_of(line))
+    event = {"resource": {"type": "k8s_pod"}, "labels": {"owner": "A-Long-Workload-Name"}}
+    assert compiled.matches(event)
+    assert compiled.may_match_raw(line_of(event))

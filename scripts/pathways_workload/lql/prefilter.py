@@ -22,6 +22,8 @@ terms: every term case-insensitively, and the two escapes.
 
 from __future__ import annotations
 
+import itertools
+import math
 import urllib.parse
 
 import re2
@@ -39,6 +41,9 @@ SET_MAX_MEMORY = 256 << 20
 
 TEXT_KINDS = frozenset({fields.STRING, fields.MESSAGE, fields.MAP, fields.STRUCT, fields.PROTO})
 SEVERITY_OPERATORS = frozenset(checks.ORDERING)
+# An OR gives every union of one group of each operand up to this many (a scanner picks
+# the rarest in the export); past it, only the union of each operand's longest terms.
+MOST_UNIONS = 16
 
 
 class RawLineTest:
@@ -79,7 +84,9 @@ def _groups(node: nodes.Node, filter_text: str) -> Groups:
         alternatives = [_groups(operand, filter_text) for operand in nodes.operands(node)]
         if not all(alternatives):
             return []
-        return [frozenset().union(*map(_most_selective, alternatives))]
+        if math.prod(map(len, alternatives)) > MOST_UNIONS:
+            return [frozenset().union(*map(_most_selective, alternatives))]
+        return [frozenset().union(*choice) for choice in itertools.product(*alternatives)]
     if isinstance(node, nodes.Comparison):
         return _comparison(node, filter_text)
     if isinstance(node, nodes.Restriction):

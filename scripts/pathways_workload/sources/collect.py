@@ -6,11 +6,12 @@ candidate) and single records; a whole block waits as its place in the file
 (written to a temporary file first when the export is compressed), read again
 if it is looked at, so it costs no memory. Then
 they are taken in the fetch's order by what their text says of their time:
-blocks by their earliest (latest) second, records by their second. Once more
-than `limit` entries matched, the limit-th one is a bound: a block or record
-whose second lies strictly beyond it can never be returned and is dropped
-unparsed. So a fetch of the latest lines, read forwards, parses about `limit`
-records, and needs no reading backwards, gzipped or not.
+blocks by their earliest (latest) second, records by their time to the
+nanosecond. Once more than `limit` entries matched, the limit-th one is a
+bound: a block whose seconds, or a record whose time, lies strictly beyond it
+can never be returned and is dropped unparsed. So a fetch of the latest
+lines, read forwards, parses about `limit` records, and needs no reading
+backwards, gzipped or not.
 
 Entries are ordered as Cloud Logging orders them, by timestamp with
 nanoseconds and then insertId, and last by their place in the exports, so
@@ -34,7 +35,7 @@ from pathways_workload.sources.base import Fetch, Result, sort_key
 from pathways_workload.sources.export_reader import Block
 from pathways_workload.sources.paging import as_paged
 from pathways_workload.sources.records import Record
-from pathways_workload.sources.span import SECONDS, BlockTimes, seconds_text
+from pathways_workload.sources.span import BlockTimes, fine_text, instant_text
 
 PENDING_BYTES = 64 << 20
 # What a block waiting as its place in a file counts against that budget.
@@ -42,7 +43,7 @@ _SHELVED_BYTES = 256
 # How much a fetch writes to its temporary file before it looks at what waits.
 SPOOL_BYTES = 1 << 30
 Key = tuple[int, str, tuple[int, int]]
-# What a record's text says of its time: its seconds (`YYYY-MM-DDTHH:MM:SS`), or None.
+# What a record's text says of its time: the instant as `span.instant_text` writes it, or None.
 Estimate = bytes | None
 T = TypeVar("T")
 
@@ -111,11 +112,14 @@ class Collector:
         self._records: list[tuple[Estimate, Record]] = []
         self._pending = 0
 
-    def beyond(self, seconds: bytes) -> bool:
-        """Whether anything in this second (or later, for earliest-first) can no longer enter."""
+    def beyond(self, text: bytes) -> bool:
+        """Whether anything at this instant (or later, for earliest-first) can no longer enter;
+        `text` is an instant as `instant_text` writes it, or its seconds alone (anything in
+        that second)."""
         if self.bound is None:
             return False
-        return seconds < self.bound_text if self.descending else seconds > self.bound_text
+        bound = self.bound_text[: len(text)]
+        return text < bound if self.descending else text > bound
 
     def consider(self, record: Record) -> None:
         """Parse a record (once) and keep it if it matches and may enter."""
@@ -162,7 +166,7 @@ class Collector:
         self.kept = distinct[: self.fetch.limit]
         if self.distinct > self.fetch.limit and len(self.kept) == self.fetch.limit:
             self.bound = self.kept[-1][0]
-            self.bound_text = seconds_text(self.bound[0])
+            self.bound_text = instant_text(self.bound[0])
 
     def _dropped(self) -> None:
         """Candidates were dropped unparsed: how many matched in all is no longer known."""
@@ -233,7 +237,7 @@ class Collector:
         known = [(estimate, item) for estimate, item in candidates if estimate is not None]
         known.sort(key=lambda pair: pair[0] or b"", reverse=self.descending)
         for estimate, item in [(None, item) for item in unknown] + known:
-            if estimate is not None and self.beyond(estimate[:SECONDS]):
+            if estimate is not None and self.beyond(estimate):
                 self._dropped()
                 break
             record = make(item)
@@ -258,8 +262,8 @@ def _span_record(block: Block, span: tuple[int, int]) -> Record:
 def _estimates(block: Block, times: BlockTimes, count: int) -> Sequence[Estimate]:
     """What the text says of the time of each record of a block."""
     if times.times is not None:
-        return [None if t is None else seconds_text(t) for t in times.times]
+        return [None if t is None else instant_text(t) for t in times.times]
     if times.aligned:
         stamps: list[bytes] = block.framing.block_stamps.findall(block.data)
-        return stamps
+        return [fine_text(stamp) for stamp in stamps]
     return [None] * count

@@ -42,9 +42,9 @@ from pathways_workload.sources.scan import BlockScanner, Scan
 from pathways_workload.sources.span import (
     CANONICAL,
     DAY_NS,
-    SECONDS,
     SpanTracker,
     canonical_extremes,
+    fine_text,
 )
 from pathways_workload.sources.text_logs import TextLogs
 from pathways_workload.window import Window
@@ -72,14 +72,13 @@ class _SpanLook:
 
 
 def _estimate(record: Record, block: Block) -> Estimate:
-    """The seconds of a candidate record's top-level timestamp, when its text settles them."""
+    """A candidate record's top-level timestamp to the nanosecond, when its text settles it."""
     values = block.framing.stamps.findall(record.raw)
     if len(values) != 1 or not CANONICAL.fullmatch(values[0]) or escaped_key(record.raw):
         return None
     if isinstance(block.framing, LineFraming) and record.raw.count(b'"timestamp"') != 1:
         return None
-    stamp: bytes = values[0]
-    return stamp[:SECONDS]
+    return fine_text(values[0])
 
 
 @dataclasses.dataclass

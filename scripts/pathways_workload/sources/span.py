@@ -41,6 +41,18 @@ def seconds_text(instant_ns: int) -> bytes:
     return format_timestamp_ns(instant_ns)[:SECONDS].encode()
 
 
+def instant_text(instant_ns: int) -> bytes:
+    """An instant as fixed-width text to the nanosecond (`YYYY-MM-DDTHH:MM:SS.fffffffff`):
+    comparing two such texts compares the instants."""
+    return seconds_text(instant_ns) + b".%09d" % (instant_ns % NANOS_PER_SECOND)
+
+
+def fine_text(stamp: bytes) -> bytes:
+    """A canonical timestamp's text (`Z` optional) as `instant_text` writes its instant."""
+    fraction = stamp[SECONDS + 1 :].rstrip(b"Z")
+    return stamp[:SECONDS] + b"." + fraction.ljust(9, b"0")
+
+
 @dataclasses.dataclass(frozen=True)
 class BlockTimes:
     """What a block's text says about its records' times.
