@@ -86,6 +86,17 @@ def test_a_broken_symlink_in_a_folder_exits_5(tmp_path: Path) -> None:
     assert "broken symbolic link" in err
 
 
+def test_a_symbolic_link_loop_in_a_folder_exits_5(tmp_path: Path) -> None:
+    """A link to itself (or two links to each other) cannot be followed: named, exit 5 (it
+    was an internal error, exit 70)."""
+    (tmp_path / "a.jsonl").write_text(_lines_text(_entries()))
+    (tmp_path / "self").symlink_to("self")
+    code, _, err = run_cli(*ERRORS, f"--logs_file={tmp_path}")
+    assert code == 5, err
+    assert err.splitlines()[-1].startswith(f"error: {tmp_path / 'self'}: ")
+    assert "symbolic link" in err
+
+
 def test_an_unreadable_subfolder_exits_5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "a.jsonl").write_text(_lines_text(_entries()))
     locked = tmp_path / "locked"
@@ -344,6 +355,29 @@ def test_deep_nesting_in_a_compact_array_exits_5(tmp_path: Path) -> None:
     last = err.splitlines()[-1]
     assert last.startswith(f"error: {path}:1: ")
     assert "nested too deeply" in last
+
+
+@pytest.mark.parametrize("engine", ["logging", "analytics"])
+def test_a_too_deep_or_too_long_value_never_is_an_internal_error(
+    tmp_path: Path, engine: str
+) -> None:
+    """An integer past Python's 4,300 digits is read as a number that keeps its text; an
+    entry nested too deeply for DuckDB's rows to be read back exits 5 (both were exit 70)."""
+    digits = "9" * 5000
+    entries = _entries()
+    line = json.dumps(entries[0])[:-1] + f', "jsonPayload": {{"n": {digits}}}}}'
+    path = tmp_path / "a.jsonl"
+    path.write_text(line + "\n" + _lines_text(entries[1:]))
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}", f"--engine={engine}", "--format=json")
+    assert code == 0, err
+    found = [json.loads(line, parse_int=str) for line in out.splitlines()]
+    assert [entry["textPayload"] for entry in found] == ["Check failed: one", "Check failed: two"]
+    assert found[0]["jsonPayload"]["n"] == digits
+    deep = json.dumps(entries[0])[:-1] + ', "jsonPayload": {"d": ' + "[" * 1000 + "]" * 1000 + "}}"
+    path.write_text(deep + "\n")
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}", f"--engine={engine}")
+    assert code == 5, err
+    assert "nested too deeply" in err.splitlines()[-1]
 
 
 @pytest.mark.parametrize("layout", ["compact", "gcloud"])

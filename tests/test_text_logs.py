@@ -500,6 +500,32 @@ def test_a_line_that_is_one_json_object_is_a_structured_entry(tmp_path: Path) ->
     assert [e["severity"] for e in entries] == ["ERROR", "DEFAULT"]
 
 
+def test_a_json_line_is_read_as_exports_are_and_refused_as_they_are(tmp_path: Path) -> None:
+    """An integer of 5,000 digits keeps its text (the line was kept as text and its CRITICAL
+    lost); an object nested too deeply, or with an unpaired surrogate escape, exits 5 naming
+    the line, as in an export (both were internal errors, exit 70)."""
+    prefix = "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:16Z "
+    digits = "9" * 5000
+    log = write(
+        tmp_path / "big.log",
+        f'{prefix}{{"severity": "CRITICAL", "message": "boom", "n": {digits}}}\n',
+    )
+    window = ("--start_time=2026-08-09T08:00:00Z", "--end_time=2026-08-09T09:00:00Z")
+    code, out, err = run_cli(
+        f"--logs_file={log}", *window, "--action=query", "--filter=severity>=CRITICAL"
+    )
+    assert code == 0, err
+    assert "CRITICAL rl-actor-0-abcde/main: boom" in out.replace("default/", "")
+    for name, body, what in (
+        ("deep.log", '{"message": "x", "d": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deeply"),
+        ("lone.log", '{"message": "x \\ud800"}', "surrogate"),
+    ):
+        log = write(tmp_path / name, f"{prefix}hello\n{prefix}{body}\n")
+        message = refused(f"--logs_file={log}")
+        assert message.startswith(f"error: {log}:2: ")
+        assert what in message
+
+
 def test_header_and_prefix_variants_are_read(tmp_path: Path) -> None:
     """gRPC core's glog header with nanoseconds (real-world-log-lines, scenario 13), a zap
     line's own time followed by a tab (its level the line's severity), and a prefix whose

@@ -1,8 +1,9 @@
 """LogEntries read from JSON text, and written back exactly as read, one per line.
 
 Reading keeps the text of every number that is not an integer (`1e400`,
-`0.10000000000000000555`, `1E2`, `-0`): the value is a float for comparisons
-and keeps its text for output. `NaN`, `Infinity` and `-Infinity` (not JSON, but
+`0.10000000000000000555`, `1E2`, `-0`) and of an integer too long for Python
+to convert (past 4,300 digits): the value is a float for comparisons and keeps
+its text for output. `NaN`, `Infinity` and `-Infinity` (not JSON, but
 some writers emit them) read as floats and are written as the strings `"NaN"`,
 `"Infinity"` and `"-Infinity"`, as protobuf's JSON mapping writes such doubles,
 so the output stays valid JSON. An entry that holds an escaped half of a UTF-16
@@ -62,7 +63,13 @@ def _number(text: str) -> JsonNumber:
 
 
 def _integer(text: str) -> int | JsonNumber:
-    return _number(text) if text == "-0" else int(text)
+    """An integer; `-0`, and one past Python's limit on digits, keep their text."""
+    if text == "-0":
+        return _number(text)
+    try:
+        return int(text)
+    except ValueError:
+        return _number(text)
 
 
 def _constant(name: str) -> JsonNumber:
@@ -106,6 +113,14 @@ def parse_entry(raw: bytes) -> Any:
     """
     text = raw.decode("utf-8")
     return _as_entry(_DECODER.decode(text), raw, text)
+
+
+def decode_value(text: str) -> Any:
+    """A JSON value's text decoded as entries are (numbers keep their text).
+
+    Raises ValueError (json.JSONDecodeError) or RecursionError.
+    """
+    return _DECODER.decode(text)
 
 
 def decode_entry(text: str, position: int) -> tuple[Any, bytes, int]:

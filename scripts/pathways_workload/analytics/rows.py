@@ -16,20 +16,36 @@ JSON columns arrive parsed (BigQuery client) or as text (DuckDB); both work.
 from __future__ import annotations
 
 import datetime
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from pathways_workload import labels
 from pathways_workload.analytics import columns
+from pathways_workload.errors import InputFileError
+from pathways_workload.exact_json import decode_value
 from pathways_workload.lql import fields
+from pathways_workload.sources.records import INCOMPLETE
 
 Entry = dict[str, Any]
 _SKIPPED = frozenset({"logId"})
 
 
 def entry_from_row(row: Mapping[str, Any]) -> Entry:
-    """The LogEntry a row of the view stands for."""
+    """The LogEntry a row of the view stands for.
+
+    Raises InputFileError for a JSON column nested too deeply to read (DuckDB loads what
+    the default engine refuses when it parses the entry).
+    """
+    try:
+        return _entry(row)
+    except RecursionError:
+        raise InputFileError(
+            f"the entry with insertId {row.get('insert_id')!r} is nested too deeply to read; "
+            f"{INCOMPLETE}"
+        ) from None
+
+
+def _entry(row: Mapping[str, Any]) -> Entry:
     entry: Entry = {}
     for field in columns.VIEW_COLUMNS:
         value = row.get(field.name)
@@ -55,7 +71,7 @@ def _convert(field: columns.Field, value: Any) -> Any:
     if field.kind == fields.TIMESTAMP:
         return timestamp_text(value)
     if field.kind == columns.JSON:
-        return json.loads(value) if isinstance(value, str) else value
+        return decode_value(value) if isinstance(value, str) else value
     if field.kind == columns.RECORD:
         return _record(field, value)
     if field.key in columns.INT64_KEYS:

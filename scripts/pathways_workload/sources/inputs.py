@@ -146,7 +146,14 @@ def _folder(folder: Path) -> list[Path]:
             path = Path(entry.path)
             if entry.name.startswith("."):
                 continue
-            if entry.is_dir():
+            try:
+                is_dir = entry.is_dir()
+            except OSError as error:  # a symbolic link that loops
+                raise InputFileError(
+                    f"{path}: a symbolic link that cannot be followed ({error.strerror}); "
+                    "remove it or fix its target"
+                ) from None
+            if is_dir:
                 real = os.path.realpath(path)
                 if real not in seen:
                     seen.add(real)

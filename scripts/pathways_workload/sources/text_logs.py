@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from pathways_workload.errors import InputFileError
+from pathways_workload.exact_json import NotText, parse_entry
 from pathways_workload.labels import TIME_GUESSED
 from pathways_workload.lql.values import SEVERITY_NAMES, severity_level
 from pathways_workload.pod_names import implied_labels
@@ -74,15 +75,18 @@ def _quiet(note: str) -> None:
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
-    """The line as a JSON object, when it is one (else None)."""
+    """The line as a JSON object, when it is one (else None), read as exports are (numbers
+    keep their text). Raises NotText or RecursionError for an object no entry can hold."""
     body = text.strip()
     if not (body.startswith("{") and body.endswith("}")):
         return None
     try:
-        value = json.loads(body)
+        value = parse_entry(body.encode("utf-8"))
+    except NotText:
+        raise
     except ValueError:
         return None
-    return value if isinstance(value, dict) else None
+    return dict(value) if isinstance(value, dict) else None
 
 
 def refuse(name: str, line: int, what: str) -> InputFileError:
@@ -346,7 +350,12 @@ class _Transcript:
 
     def _record(self, number: int, who: Who, time_ns: int, line: TextLine) -> Iterator[TextRecord]:
         if line.message.strip():
-            entry = self._logs.entry(who, time_ns, line, f"{self._tag}-{number:010d}")
+            try:
+                entry = self._logs.entry(who, time_ns, line, f"{self._tag}-{number:010d}")
+            except RecursionError:
+                raise refuse(self._name, number, "its JSON object is nested too deeply") from None
+            except NotText as error:
+                raise refuse(self._name, number, str(error)) from None
             raw = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
             yield TextRecord(number, raw, entry)
 
