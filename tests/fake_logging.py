@@ -72,6 +72,13 @@ RESET = "reset"  # drop the connection with a TCP reset
 REDIRECT_LOOP = "redirect-loop"  # 307 to a path that redirects to itself
 BAD_GZIP = "bad-gzip"  # a 200 whose body claims gzip encoding but is not
 NOT_OBJECTS = "not-objects"  # a 200 page whose entries are numbers, strings and null
+SERVICE_DISABLED = "service-disabled"  # a 403 whose ErrorInfo says the API is not enabled
+# As Google APIs word it (google-gemini/gemini-cli issue 1343 shows the whole body).
+DISABLED_MESSAGE = (
+    "Cloud Logging API has not been used in project 123456789012 before or it is disabled. "
+    "Enable it by visiting https://console.developers.google.com/apis/api/"
+    "logging.googleapis.com/overview?project=123456789012 then retry."
+)
 FAKE_ACCESS_TOKEN = "ya29.fake-access-token"
 TOKEN_OK = (
     200,
@@ -350,6 +357,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             REDIRECT_LOOP: self._redirect_loop,
             BAD_GZIP: self._bad_gzip,
             NOT_OBJECTS: lambda: self._send(200, {"entries": [42, "not an entry", None]}),
+            SERVICE_DISABLED: self._service_disabled,
         }
 
     def _token(self) -> None:
@@ -387,6 +395,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 }
             ]
         self._send(error.status, payload)
+
+    def _service_disabled(self) -> None:
+        info = {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "SERVICE_DISABLED",
+            "domain": "googleapis.com",
+            "metadata": {"service": "logging.googleapis.com", "consumer": "projects/123456789012"},
+        }
+        error = {"code": 403, "message": DISABLED_MESSAGE, "status": "PERMISSION_DENIED"}
+        self._send(403, {"error": {**error, "details": [info]}})
 
     def _send(self, status: int, payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode()

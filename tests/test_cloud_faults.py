@@ -30,11 +30,13 @@ from tests.fake_logging import (
     NOT_OBJECTS,
     REDIRECT_LOOP,
     RESET,
+    SERVICE_DISABLED,
     FakeLogging,
     point_at,
     service_account_key,
 )
 from tests.helpers import PROJECT, container_entry, run_cli
+from tests.test_incidents import INCIDENTS, target_args
 
 WINDOW = ("--start_time=2026-10-22T11:00:00Z", "--duration=1h")
 ERRORS = (f"--project={PROJECT}", "--jobset_name=llama-train", "--action=errors", *WINDOW)
@@ -151,6 +153,21 @@ def test_403_names_the_role_and_the_project(fake: FakeLogging) -> None:
         "data access audit logs need roles/logging.privateLogViewer)"
     )
     assert fake.list_requests == 1
+
+
+def test_a_disabled_api_says_to_enable_it_not_to_grant_a_role(fake: FakeLogging) -> None:
+    """No role fixes a 403 whose ErrorInfo reason is SERVICE_DISABLED."""
+    fake.fail(SERVICE_DISABLED, times=None)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 3
+    assert out == ""
+    last = err.splitlines()[-1]
+    assert last.startswith(f"error: the Cloud Logging API is not enabled in project {PROJECT} (")
+    assert last.endswith(
+        f"enable it with gcloud services enable logging.googleapis.com --project={PROJECT}, "
+        "wait a few minutes, and rerun"
+    )
+    assert "roles/" not in last
 
 
 def test_401_with_credentials_disabled_says_to_enable_them(fake: FakeLogging) -> None:
@@ -485,3 +502,29 @@ def test_a_key_file_variable_naming_a_folder(
         "`gcloud auth application-default login`"
     )
     assert fake.list_requests == 0
+
+
+@pytest.mark.parametrize("partial", [1, 2])
+def test_triage_pages_through_partial_scan_pages(
+    monkeypatch: pytest.MonkeyPatch, partial: int
+) -> None:
+    """A fetch whose request budget is one page took the first, empty, partial-scan page as
+    its answer: the sweep was empty and "truncated", and triage exited 70. Partial pages
+    are paged through, and triage answers as it does without them."""
+    incident = INCIDENTS / "host-oom-worker.json"
+    args = (*target_args("host-oom-worker")[1:], "--action=triage")
+    reports = []
+    for pages in (0, partial):
+        with FakeLogging(json.loads(incident.read_text())) as server:
+            point_at(monkeypatch, server)
+            fast_source(monkeypatch)
+            server.partial_pages = pages
+            code, out, err = run_cli(*args, "--format=json", "--execute")
+            assert code == 0, err
+            reports.append(json.loads(out))
+    clean, partly = reports
+    assert partly["root_cause"] == clean["root_cause"]
+    assert partly["coverage"] == clean["coverage"]
+    assert [check["count"] for check in partly["checks"]] == [
+        check["count"] for check in clean["checks"]
+    ]

@@ -133,7 +133,9 @@ class _Scan:
             return True
         if self.token is None or len(self.entries) >= self.fetch.limit:
             return False
-        if self.fetch.max_requests and self.requests >= self.fetch.max_requests:
+        # A budget cuts a read short once it has something: partial-scan (empty) pages
+        # before its first entry are paged through (bounded by MAX_EMPTY_PAGES).
+        if self.fetch.max_requests and self.requests >= self.fetch.max_requests and self.entries:
             return False
         return self.fetch.until is None or not self.fetch.until(self.entries)
 
@@ -401,6 +403,16 @@ def _server_message(error: Exception) -> str:
     return credentials.one_line(str(message))
 
 
+def _reasons(error: Exception) -> set[str]:
+    """The ErrorInfo reasons of an API error's JSON body (`SERVICE_DISABLED`, ...)."""
+    response = getattr(error, "response", None)
+    try:
+        details = response.json()["error"]["details"]  # type: ignore[union-attr]
+        return {str(detail["reason"]) for detail in details if "reason" in detail}
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return set()
+
+
 def _status(error: Exception) -> str:
     """`429 RESOURCE_EXHAUSTED`, `503`, or the kind of connection failure."""
     code = getattr(error, "code", None)
@@ -443,6 +455,8 @@ def _failed(project: str, scan: _Scan, error: Exception) -> ToolError:
         return UsageError(
             f'Cloud Logging rejected the filter of "{scan.purpose}": {_server_message(error)}'
         )
+    if code == 403 and "SERVICE_DISABLED" in _reasons(error):
+        return credentials.service_disabled(project, _server_message(error))
     if code in (401, 403):
         return credentials.denied(project, code, _server_message(error))
     return CloudLoggingError(

@@ -120,6 +120,15 @@ def denied(project: str, status: int, server_message: str) -> AccessError:
     )
 
 
+def service_disabled(project: str, server_message: str) -> AccessError:
+    """The error for a 403 whose reason is SERVICE_DISABLED: no role fixes it."""
+    return AccessError(
+        f"the Cloud Logging API is not enabled in project {project} ({server_message}): "
+        f"enable it with gcloud services enable logging.googleapis.com --project={project}, "
+        "wait a few minutes, and rerun"
+    )
+
+
 def token_failed(found: Any, project: str, error: Exception) -> ToolError:
     """A refused token request is the credentials' fault; a failed one (5xx) the service's."""
     detail = error.args[0] if error.args and isinstance(error.args[0], str) else str(error)

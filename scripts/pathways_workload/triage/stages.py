@@ -22,8 +22,9 @@ from pathways_workload.actions.followups import FOLLOW_UP_PAGES, TRACEBACK_NOTE,
 from pathways_workload.describe import container_of, message, pod_of
 from pathways_workload.plan import Build, PrintNote, Results, Stage
 from pathways_workload.query import Request
-from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
+from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result, entry_time_ns
 from pathways_workload.sources.paging import pages_needed
+from pathways_workload.timestamps import format_timestamp_ns
 from pathways_workload.triage import fetches
 from pathways_workload.triage.answers import (
     CRASH_NAMES,
@@ -84,15 +85,22 @@ def _each_seen(wanted: set[str], times: int) -> Callable[[Sequence[Entry]], bool
     return seen
 
 
+def _since(entries: Sequence[Entry]) -> str:
+    """From the latest instant the entries reached (its lines there come again); "" (from
+    the window's start) when there are none."""
+    if not entries:
+        return ""
+    return f'timestamp>="{format_timestamp_ns(max(map(entry_time_ns, entries)))}"'
+
+
 def _crashes_from(request: Request, after: Result, extra: str = "") -> str:
-    """The crash sweep from the last instant `after` reached (its lines there come again)."""
-    last = max(after.entries, key=lambda e: str(e.get("timestamp", "")))
+    """The crash sweep from the last instant `after` reached."""
     return filters.all_of(
         [
             selectors.container_lines(request.target),
             extra,
             fetches.crash_match(request),
-            f'timestamp>="{last.get("timestamp")}"',
+            _since(after.entries),
         ]
     )
 
@@ -241,14 +249,13 @@ def _missing_crashes(request: Request, results: Results, pages: int) -> list[Fet
     missing = sorted(_shape(results).pods - seen)
     if not missing:
         return []
-    since = f'timestamp>="{max(str(e.get("timestamp", "")) for e in last.entries)}"'
     return _by_pod(
         request,
         MISSING_CRASHES,
         "crash lines of the pods the sweep did not reach",
         missing,
         pages,
-        filters.all_of([fetches.crash_match(request), since]),
+        filters.all_of([fetches.crash_match(request), _since(last.entries)]),
     )
 
 
