@@ -528,3 +528,24 @@ def test_triage_pages_through_partial_scan_pages(
     assert [check["count"] for check in partly["checks"]] == [
         check["count"] for check in clean["checks"]
     ]
+
+
+def test_an_endpoint_that_refuses_connections_is_named_with_its_cause(
+    fake: FakeLogging, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No connection is a network fault: the endpoint and the refusal are named (the cause
+    was cut at 120 characters, and the advice was to narrow the query)."""
+    monkeypatch.setenv("CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING", f"http://{CLOSED_PORT}/")
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 4
+    assert out == ""
+    last = err.splitlines()[-1]
+    assert last.startswith(
+        f"error: the query {SWEEP} could not connect to Cloud Logging at http://{CLOSED_PORT} "
+    )
+    assert "(Connection refused)" in last
+    assert last.endswith(
+        "check the network, the proxy settings (HTTPS_PROXY), and "
+        "CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING, then rerun"
+    )
+    assert "narrow" not in last

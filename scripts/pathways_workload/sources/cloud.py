@@ -24,6 +24,7 @@ import concurrent.futures
 import dataclasses
 import math
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -52,6 +53,11 @@ OUTAGE_ADVICE = (
 )
 NARROW_ADVICE = "narrow the window (--duration) or the workload flags"
 _JSON_TYPES = {bool: "boolean", int: "number", float: "number", str: "string", list: "array"}
+
+
+# A connection that was never made (refused, no route, no such host), as requests says it.
+_NO_CONNECTION = re.compile(r"Failed to establish a new connection|NameResolutionError")
+_ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
 
 
 class _Stopped(Exception):
@@ -434,11 +440,27 @@ def _cause(error: Exception) -> str:
 
 def _gave_up(scan: _Scan, gave_up: GaveUp) -> CloudLoggingError:
     error = gave_up.error
+    if not isinstance(getattr(error, "code", None), int) and _NO_CONNECTION.search(str(error)):
+        return _unreachable(scan, gave_up)
     said = _server_message(error) if isinstance(getattr(error, "code", None), int) else ""
     advice = QUOTA_ADVICE if getattr(error, "code", None) == 429 else OUTAGE_ADVICE
     return CloudLoggingError(
         f'the query "{scan.purpose}" failed after {gave_up.attempts} attempts '
         f"in {gave_up.elapsed:.0f}s ({_status(error)}{': ' + said if said else ''}); {advice}"
+    )
+
+
+def _unreachable(scan: _Scan, gave_up: GaveUp) -> CloudLoggingError:
+    """No connection was made at all: the network's fault (or the endpoint's), not a load."""
+    text = str(gave_up.error)
+    errno = _ERRNO.search(text)
+    cause = errno.group(1).strip() if errno else type(gave_up.error).__name__
+    where = credentials.endpoint() or "logging.googleapis.com"
+    override = f", and {credentials.ENDPOINT_ENV}" if credentials.endpoint() else ""
+    return CloudLoggingError(
+        f'the query "{scan.purpose}" could not connect to Cloud Logging at {where} after '
+        f"{gave_up.attempts} attempts in {gave_up.elapsed:.0f}s ({cause}): check the "
+        f"network, the proxy settings (HTTPS_PROXY){override}, then rerun"
     )
 
 
