@@ -14,7 +14,8 @@ Tests can inject failures (429 with the real quota message, 500, 503, 401,
 gzip but is not, a page whose entries are not objects), a latency per
 request, partial-scan pages (no entries but a token; `partial_pages` of them
 before every page of entries), a token that never advances
-(`repeat_tokens`), pages that repeat the previous page's last `overlap`
+(`repeat_tokens`), a fresh token on every page that serves the first page again
+(`stuck`), pages that repeat the previous page's last `overlap`
 entries, and an empty-string `nextPageToken` on the last page. It
 also serves an OAuth token endpoint (`/token`, answered with `token_reply`),
 for credentials whose `token_uri` points here. It counts requests and how many
@@ -114,6 +115,7 @@ class FakeLogging:
         self.page_cap: int | None = None
         self.partial_pages = 0
         self.repeat_tokens = False
+        self.stuck = False
         self.overlap = 0  # each page after the first repeats the previous page's last entries
         self.empty_last_token = False
         self.token_reply: tuple[int, str, str] = TOKEN_OK
@@ -198,9 +200,12 @@ class FakeLogging:
         matching = self._matching(str(body.get("filter", "")), names, order)
         page: dict[str, Any] = {}
         first = max(offset - self.overlap, 0)
-        if matching[first : offset + size]:
-            page["entries"] = matching[first : offset + size]
-        if self.repeat_tokens and token:
+        served = matching[:size] if self.stuck else matching[first : offset + size]
+        if served:
+            page["entries"] = served
+        if self.stuck:
+            page["nextPageToken"] = _token(key, offset + size, self.partial_pages)
+        elif self.repeat_tokens and token:
             page["nextPageToken"] = token
         elif offset + size < len(matching):
             page["nextPageToken"] = _token(key, offset + size, self.partial_pages)

@@ -337,6 +337,21 @@ def test_a_capped_page_size_with_a_limit_cut_still_says_the_limit_cut_it(
     ]
 
 
+def test_pages_that_bring_nothing_new_are_a_paging_loop(fake: FakeLogging) -> None:
+    """A fresh token on every page, and the same entries again: it went on for 100 pages
+    (minutes at the request budget's pace) and was called a query too big to finish."""
+    fake.stuck = True
+    code, out, err = run_cli(*LONG, f"--limit={LONG_READ}", "--execute")
+    assert code == 4
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        'error: Cloud Logging sent pages 2 to 4 of "your filter" with no entry the earlier '
+        "pages had not: it is paging in a loop; wait a minute and rerun, or narrow the window "
+        "(--duration) or the workload flags so the query has less to scan"
+    )
+    assert fake.list_requests == 4
+
+
 def test_a_repeated_page_token_is_a_paging_loop(fake: FakeLogging) -> None:
     fake.repeat_tokens = True
     code, out, err = run_cli(*LONG, f"--limit={LONG_READ}", "--execute")

@@ -9,9 +9,10 @@ Each page request is retried on 429, 5xx and connection errors with backoff,
 resuming from its page token; all requests of a source draw from one budget
 well under the project's 60 requests per minute. A read that does not end is
 stopped with CloudLoggingError: a token sent twice, too many partial-scan
-(empty) pages in a row, or more pages than any honest read of the limit
-needs. An entry a page repeats (same log, insertId and time) is kept once, as
-within one page, so a limit counts distinct entries.
+(empty) pages in a row, pages in a row that bring only entries already read,
+or more pages than any honest read of the limit needs. An entry a page
+repeats (same log, insertId and time) is kept once, as within one page, so a
+limit counts distinct entries.
 Responses that are not what the API sends are CloudLoggingError too. The
 access token is fetched before the first query, so a failing token endpoint
 is told apart from bad credentials. Independent fetches run concurrently.
@@ -39,6 +40,8 @@ from pathways_workload.sources.retry import Backoff, GaveUp, RequestBudget, retr
 
 MAX_PAGE_SIZE = 1000
 MAX_EMPTY_PAGES = 10
+# Pages in a row that bring only entries already read: the server is paging in a loop.
+MAX_STALE_PAGES = 3
 MAX_PAGES = 100
 WORKERS = 8  # triage sends seven queries in one wave
 REQUEST_TIMEOUT = 60.0
@@ -89,6 +92,7 @@ class _Scan:
     pages: int = 0
     requests: int = 0
     empty_pages: int = 0  # the last pages that were empty, in a row
+    stale_pages: int = 0  # the last pages whose entries were all seen before, in a row
     seen: set[tuple[str, str, str]] = dataclasses.field(default_factory=set)
 
     @property
@@ -128,11 +132,20 @@ class _Scan:
             )
         self.token = token
         self.empty_pages = 0 if entries else self.empty_pages + 1
+        known = len(self.entries)
         for entry in entries:
             key = identity(entry)
             if key not in self.seen:
                 self.seen.add(key)
                 self.entries.append(entry)
+        stale = entries and len(self.entries) == known
+        self.stale_pages = self.stale_pages + 1 if stale else 0
+        if self.stale_pages >= MAX_STALE_PAGES:
+            raise CloudLoggingError(
+                f"Cloud Logging sent pages {self.pages - self.stale_pages + 1} to {self.pages} "
+                f'of "{self.purpose}" with no entry the earlier pages had not: it is paging in '
+                f"a loop; {OUTAGE_ADVICE}"
+            )
 
     def more_needed(self) -> bool:
         if self.pages == 0:
