@@ -179,3 +179,35 @@ def test_a_long_one_line_error_is_shown_whole_in_the_evidence(tmp_path: Path) ->
     evidence = out[out.index("Evidence:") :]
     assert "DNS resolution failed" in evidence
     assert "automatically choose an available backend)" in evidence
+
+
+def test_the_last_lines_are_latest_first_by_instant(tmp_path: Path) -> None:
+    """A whole-second time (`…:33Z`, as protobuf writes zero nanoseconds) sorted after
+    `…:33.7Z` as text, so "latest first" listed the earlier line first."""
+    entries = []
+    for minute in range(59):
+        entries.append(
+            container_entry(
+                f"completed step: {minute}",
+                pod="llama-train-pathways-head-0-0-abcde",
+                container="jax-tpu",
+                severity="INFO",
+                timestamp=f"2026-10-22T11:{minute:02d}:33Z",
+            )
+        )
+        entries.append(
+            container_entry(
+                f"Executed program {minute}",
+                severity="INFO",
+                timestamp=f"2026-10-22T11:{minute:02d}:33.7Z",
+            )
+        )
+    path = tmp_path / "healthy.json"
+    path.write_text(json.dumps(entries))
+    code, out, err = run_cli(f"--logs_file={path}", "--jobset_name=llama-train", "--action=triage")
+    assert code == 0, err
+    listed = [line for line in out.splitlines() if line.startswith("- 2026-10-22T11:58:33")]
+    assert [line.split()[1] for line in listed] == [
+        "2026-10-22T11:58:33.7Z",
+        "2026-10-22T11:58:33Z",
+    ]

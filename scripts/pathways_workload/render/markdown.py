@@ -18,6 +18,7 @@ from tabulate import tabulate
 from pathways_workload.render.entries import entry_line
 from pathways_workload.render.picture import first_errors_by_slice
 from pathways_workload.reports import NO_VERDICT
+from pathways_workload.sources.base import instant_ns
 from pathways_workload.tracebacks import headline
 
 # Rows of a table shown before "and N more" (the JSON report has them all).
@@ -32,6 +33,11 @@ def _first_line(text: str | None) -> str:
     return headline(text) if text else ""
 
 
+def _when(timestamp: str | None) -> str:
+    """An entry's time as it reads, "?" when it has none."""
+    return timestamp or "?"
+
+
 def _cut(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -39,7 +45,7 @@ def _cut(text: str, width: int = 160) -> str:
 def _failure_lines(failure: dict[str, Any]) -> list[str]:
     where = failure["where"] + (f", host {failure['host']}" if failure.get("host") else "")
     lines = [
-        f"- **{failure['timestamp']}** {where} (node {failure['node'] or '?'}, "
+        f"- **{_when(failure['timestamp'])}** {where} (node {failure['node'] or '?'}, "
         f"{failure['source']}): {_cut(_first_line(failure['message']))}"
     ]
     if failure.get("due_at"):
@@ -104,9 +110,9 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
     if not last:
         return [NO_VERDICT, *unread]
     text = [f"No error and no hang found. Last line of {len(last)} containers (latest first):"]
-    latest = sorted(last, key=lambda row: str(row["timestamp"]), reverse=True)
+    latest = sorted(last, key=lambda row: instant_ns(str(row["timestamp"])) or 0, reverse=True)
     text += [
-        f"- {row['timestamp']} {row['where']}: {_cut(_first_line(row['message']))}"
+        f"- {_when(row['timestamp'])} {row['where']}: {_cut(_first_line(row['message']))}"
         for row in latest[:MOST_ROWS]
     ]
     more = [f"- … and {len(last) - MOST_ROWS} more"] if len(last) > MOST_ROWS else []
@@ -119,7 +125,7 @@ def _survived(warnings: list[dict[str, Any]]) -> list[str]:
     first = warnings[0]
     return [
         f"Survived: {len(warnings)} warning(s) the run kept making progress after, never a "
-        f"cause; the first {first['timestamp']} {first['where']}: "
+        f"cause; the first {_when(first['timestamp'])} {first['where']}: "
         f"{_cut(_first_line(first['message']))}"
     ]
 
@@ -131,7 +137,7 @@ def _failures(report: dict[str, Any]) -> list[str]:
     for failure in report["failures"]:
         attempt = failure.get("restart_attempt")
         text.append(
-            f"- {failure['timestamp']}"
+            f"- {_when(failure['timestamp'])}"
             + (f" (restart attempt {attempt})" if attempt is not None else "")
             + f" {failure['where']}: {_cut(_first_line(failure['message']), 120)}"
         )
