@@ -265,7 +265,8 @@ def crash_coverage(found: TriageResults) -> str | None:
     seen = own_crash_pods(TriageResults.entries(found.crashes))
     shape = found.shape()
     unread = len(shape.pods - seen)
-    last = max((str(e.get("timestamp", "")) for e in sweep[-1].entries), default="?")
+    reached = [entry_time_ns(e) for e in sweep[-1].entries]
+    last = format_timestamp_ns(max(reached)) if reached else "?"
     return (
         f"the crash sweep stopped at {last} within the request budget; {unread} of the "
         "workload's pods showed no crash line before then and were not all asked by name: they "
