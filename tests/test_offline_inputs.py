@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from pathways_workload.sources import export_reader
+from pathways_workload.sources import export_reader, stream
 from tests.fake_logging import FakeLogging, point_at
 from tests.helpers import container_entry, run_cli
 from tests.test_incidents import INCIDENTS, target_args
@@ -639,3 +639,30 @@ def test_copies_of_one_entry_give_the_same_answer_in_either_order_and_in_the_clo
     assert set(map(tuple, answers.values())) == {
         ("Check failed: first copy", "Check failed: another")
     }
+
+
+def test_an_array_on_one_line_is_read_in_doubling_pieces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding the end of the first line read 64 kB at a time and searched the whole buffer
+    again after each read: an array of 60 MB on one line took 20 s, its time growing with
+    the square of its size. The reads double now (their count grows with its logarithm)."""
+    filler = container_entry(
+        "fine " + "x" * 2000, severity="INFO", timestamp="2026-10-22T11:40:00Z"
+    )
+    entries = _entries() + [filler] * 4000
+    path = tmp_path / "one-line.json"
+    path.write_text(json.dumps(entries))
+    assert path.stat().st_size > 8_000_000
+    reads: list[int] = []
+    real = stream.Stream.more
+
+    def counted(self: stream.Stream, size: int = stream.READ_BYTES) -> bool:
+        reads.append(size)
+        return real(self, size)
+
+    monkeypatch.setattr(stream.Stream, "more", counted)
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]
+    assert len(reads) < 40

@@ -118,9 +118,13 @@ def _refuse_foreign_encoding(export: ExportFile, head: bytes) -> None:
 
 
 def _line(stream: Stream, start: int) -> bytes | None:
-    """The line starting at `start` in the buffer, reading more as needed (None: no line)."""
-    while (end := stream.buffer.find(b"\n", start)) < 0 and not stream.eof:
-        stream.more(SNIFF_BYTES)
+    """The line starting at `start` in the buffer, reading more as needed (None: no line).
+    Each read doubles the buffer and only new bytes are searched, so a line of any length
+    (a whole array on one line) costs time in proportion to it."""
+    searched = start
+    while (end := stream.buffer.find(b"\n", searched)) < 0 and not stream.eof:
+        searched = max(searched, len(stream.buffer))
+        stream.more(max(SNIFF_BYTES, len(stream.buffer)))
     if start >= len(stream.buffer):
         return None
     return stream.buffer[start:] if end < 0 else stream.buffer[start:end]
