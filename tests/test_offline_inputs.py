@@ -545,12 +545,17 @@ MALFORMED = {
 }
 
 
+@pytest.mark.parametrize("entries", [3, 200])
 @pytest.mark.parametrize("fault", MALFORMED)
 @pytest.mark.parametrize("layout", ["compact", "per-line", "gcloud"])
-def test_an_array_with_misplaced_commas_is_corrupt(tmp_path: Path, layout: str, fault: str) -> None:
-    """Not JSON, so exit 5 naming the file and a line, whatever the layout (JSON Lines with
-    two objects on a line are refused the same way)."""
-    text = _array_texts(_entries())[layout]
+def test_an_array_with_misplaced_commas_is_corrupt(
+    tmp_path: Path, layout: str, fault: str, entries: int
+) -> None:
+    """Not JSON, so exit 5 naming the file and a line, whatever the layout and size (JSON
+    Lines with two objects on a line are refused the same way). An array read in blocks of
+    whole entries took a comma after its last entry for one more entry's comma."""
+    filler = container_entry("fine", severity="INFO", timestamp="2026-10-22T11:40:00Z")
+    text = _array_texts(_entries() + [filler] * (entries - 3))[layout]
     broken = MALFORMED[fault](text)
     with pytest.raises(json.JSONDecodeError):
         json.loads(broken)

@@ -192,8 +192,9 @@ def sniff(stream: Stream, text: TextLogs | None = None) -> Layout | None:
     raise corrupt(stream.export, stream.line, "not a JSON export (expected '[' or '{')")
 
 
-def _tail(stream: Stream, framing: Framing) -> bytes:
-    """The rest of the export at its end: whole records, the array's closing `]` removed."""
+def _tail(stream: Stream, framing: Framing, after_blocks: bool) -> bytes:
+    """The rest of the export at its end: whole records, the array's closing `]` removed.
+    `after_blocks`: blocks of records came before, each record ending with its comma."""
     data = stream.buffer
     if isinstance(framing, LineFraming) and not framing.commas:
         return data if not data or data.endswith(b"\n") else data + b"\n"
@@ -202,8 +203,10 @@ def _tail(stream: Stream, framing: Framing) -> bytes:
         line = line_at(stream.export, stream.offset + len(body))
         raise corrupt(stream.export, line, "the JSON array is not closed (a truncated export?)")
     records = body[:-1].rstrip(_SPACE)
-    if records.endswith(b","):
-        line = line_at(stream.export, stream.offset + len(records) - 1)
+    if records.endswith(b",") or (after_blocks and not records):
+        # Nothing left but the `]`: the last block's last comma was the array's last byte.
+        comma = stream.offset + len(records) - 1 if records else stream.offset - 2
+        line = line_at(stream.export, comma)
         raise corrupt(stream.export, line, "a comma after the array's last entry")
     if isinstance(framing, ObjectFraming) and records:
         close = b"\n" + framing.indent + b"}"
@@ -225,6 +228,7 @@ def framed_blocks(
     what follows the block's last whole record waits in the stream's buffer.
     """
     scratch = bytearray(READ_BYTES)
+    emitted = False
     while filled := stream.read_into(scratch):
         cut = framing.cut(scratch, filled)
         if not cut:
@@ -237,10 +241,11 @@ def framed_blocks(
         stream.line = 0
         check_text(stream.export, data, offset)
         yield Block(data, stream.export, offset, framing, number, reloadable)
+        emitted = True
         if stream.eof:
             break
     offset = stream.offset
-    data = _tail(stream, framing)
+    data = _tail(stream, framing, emitted)
     # Read again from the file only if the file holds these very bytes (the tail may have
     # gained a final newline, or lost a `\r` before the array's end).
     same = stream.buffer.startswith(data)
