@@ -215,3 +215,25 @@ def test_render_cuts_long_lines_around_the_column() -> None:
     assert message == "missing ')' for '(' at column 401"
     assert line.startswith("...") and line.endswith("...")
     assert line[caret.index("^")] == "("
+
+
+@pytest.mark.parametrize(
+    ("text", "shown", "cells_before"),
+    [
+        # Each wide character takes two terminal cells: the caret went three cells short.
+        ('textPayload:"日本語" )', 'textPayload:"日本語" )', 21),
+        # A combining accent takes none.
+        ('textPayload:"e\u0301" )', 'textPayload:"e\u0301" )', 16),
+        # A carriage return is shown, not obeyed (it hid the start of the line).
+        ('textPayload:"a\rb" )', 'textPayload:"a\\x0db" )', 21),
+    ],
+)
+def test_the_caret_is_under_the_column_in_terminal_cells(
+    text: str, shown: str, cells_before: int
+) -> None:
+    with pytest.raises(LqlError) as raised:
+        compile_filter(text)
+    message, line, caret = raised.value.render().split("\n")
+    assert message.startswith("unexpected ')'")
+    assert line == shown
+    assert caret == " " * cells_before + "^"

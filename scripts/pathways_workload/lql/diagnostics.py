@@ -3,10 +3,15 @@
 Every problem with a filter is an `LqlError` whose `kind` names the class of
 problem, the same words the conformance data uses: "syntax", "limit",
 "undefined-field" and "unsupported". An error that points at a place in the
-filter renders that line with a caret under the column, as jmespath does.
+filter renders that line with a caret under the column, as jmespath does (its
+control characters shown as `\\xNN`, the caret placed by terminal cells).
 """
 
 from __future__ import annotations
+
+import unicodedata
+
+from pathways_workload.visible_text import visible
 
 SYNTAX = "syntax"
 LIMIT = "limit"
@@ -54,8 +59,9 @@ class LqlError(Exception):
         shown = text[start : start + RENDER_WIDTH]
         prefix = "..." if start else ""
         suffix = "..." if start + RENDER_WIDTH < len(text) else ""
-        caret = " " * (len(prefix) + self.column - 1 - start) + "^"
-        return f"{self.message}\n{prefix}{shown}{suffix}\n{caret}"
+        before = visible(prefix + shown[: self.column - 1 - start])
+        caret = " " * display_width(before) + "^"
+        return f"{self.message}\n{prefix}{visible(shown)}{suffix}\n{caret}"
 
 
 class LqlSyntaxError(LqlError):
@@ -80,6 +86,17 @@ class LqlUnsupportedError(LqlError):
     """Valid Logging query language that this engine cannot evaluate faithfully."""
 
     kind = UNSUPPORTED
+
+
+def display_width(text: str) -> int:
+    """How many terminal cells `text` takes: wide (East Asian) characters two, combining
+    marks none, the rest one."""
+    width = 0
+    for char in text:
+        if unicodedata.combining(char):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
 
 
 def line_and_column(text: str, offset: int) -> tuple[int, int]:
