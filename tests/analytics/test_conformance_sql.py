@@ -23,7 +23,6 @@ CASES_DIR = Path(__file__).parent.parent / "fixtures" / "lql"
 NO_EXACT_MAPPING = "no exact mapping in the log view"
 JSON_TEXT = "JSON comparisons: numbers and arrays in json_payload compare as their JSON_VALUE text"
 MICROSECONDS = "nanosecond rounding: BigQuery timestamps keep microseconds"
-OFFLINE_NFKC = "CONTAINS_SUBSTR normalisation: DuckDB lower-cases without NFKC"
 OFFLINE_SEARCH = "SEARCH tokens: the DuckDB emulation ignores backtick phrase order"
 JSON_ARRAY = "JSON arrays: ip_in_net reads one string, not the elements of an array"
 KNOWN_DIFFERENCES = {
@@ -57,9 +56,6 @@ KNOWN_DIFFERENCES = {
     "minus-negates": JSON_ARRAY,
     "or-of-functions": JSON_ARRAY,
     "number-is-not-an-address": JSON_ARRAY,
-    "fullwidth-folds-to-ascii": OFFLINE_NFKC,
-    "ligatures-fold": OFFLINE_NFKC,
-    "sharp-s-casefolds": OFFLINE_NFKC,
 }
 
 

@@ -87,11 +87,18 @@ def test_user_strings_cannot_close_their_quotes() -> None:
 
 
 def test_contains_substr_normalisation_only_real_bigquery_can_settle(store_of: Any) -> None:
-    """BigQuery folds with NFKC; offline DuckDB only lower-cases, so it misses fullwidth text."""
-    store = store_of([container_entry("ＦＵＬＬＷＩＤＴＨ oom"), container_entry("plain OOM")])
+    """Offline, text folds as the query language folds it (NFKC casefold, both sides): it
+    only lower-cased, so fullwidth text and even an entry's own `ß` were missed. Whether
+    BigQuery's CONTAINS_SUBSTR folds the same way only BigQuery can settle."""
+    entries = [container_entry("ＦＵＬＬＷＩＤＴＨ oom"), container_entry("plain OOM")]
+    entries += [container_entry("Straße"), container_entry("fine")]
+    store = store_of(entries)
     predicate = where.compile_filter('textPayload:"fullwidth"')
     assert "CONTAINS_SUBSTR(COALESCE(text_payload, ''), 'fullwidth')" in predicate
-    assert store.rows(f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}") == []
+    select = "SELECT text_payload FROM `p.d.v` AS log_entry WHERE "
+    assert store.rows(select + predicate) == [{"text_payload": "ＦＵＬＬＷＩＤＴＨ oom"}]
+    equal = where.compile_filter('textPayload="Straße"')
+    assert store.rows(select + equal) == [{"text_payload": "Straße"}]
 
 
 def test_search_tokens_only_real_bigquery_can_settle(store_of: Any) -> None:

@@ -3,9 +3,12 @@
 Defined as DuckDB macros (JSONPath `$..*` lists every nested value), so they
 need nothing but DuckDB:
 
+- `bq_casefold(text)`: `NORMALIZE_AND_CASEFOLD(text, NFKC)`, as the query
+  language folds strings (`lql.values.fold`): ASCII text lower-cased in
+  DuckDB, any other through Python.
 - `bq_json_matches(json_value, pattern)`: BigQuery's `CONTAINS_SUBSTR` over
   JSON (or a whole row, as JSON): true when a scalar value (not a key),
-  written as text and lower-cased, matches the pattern of the escaped,
+  written as text and folded, matches the pattern of the escaped,
   lower-cased terms (`transpile` builds it).
 - `bq_search_json(json_value, query)`: `SEARCH` over the string values: every
   token of the query is a token of some string, cut at the LOG_ANALYZER
@@ -27,7 +30,7 @@ import ipaddress
 from typing import Any
 
 from pathways_workload.analytics.extra import require
-from pathways_workload.lql import analyzer
+from pathways_workload.lql import analyzer, values
 
 NET_PREFIX = "bq_net_"
 
@@ -40,7 +43,7 @@ def _literal(text: str) -> str:
 _ENCODED = _literal("(?i)" + analyzer.ENCODED_DELIMITERS.pattern)
 _DELIMITERS = _literal(analyzer.DELIMITERS.pattern)
 _TOKENS = (
-    "list_filter(regexp_split_to_array(regexp_replace(lower(text), "
+    "list_filter(regexp_split_to_array(regexp_replace(bq_casefold(text), "
     f"{_ENCODED}, ' ', 'g'), {_DELIMITERS}), lambda token: token <> '')"
 )
 _SCALAR_VALUES = (
@@ -49,11 +52,15 @@ _SCALAR_VALUES = (
     "('OBJECT', 'ARRAY', 'NULL')) WHEN json_type(json_value) = 'NULL' THEN [] "
     "ELSE [json_value] END"
 )
+CASEFOLD = "bq_casefold"
 MACROS = (
+    # ASCII text folds as DuckDB lower-cases it; the rest goes to Python (`values.fold`).
+    f"CREATE MACRO {CASEFOLD}(text) AS CASE WHEN regexp_matches(text, '[^\\x00-\\x7f]') "
+    "THEN bq_fold_unicode(text) ELSE lower(text) END",
     f"CREATE MACRO bq_json_scalars(json_value) AS {_SCALAR_VALUES}",
     "CREATE MACRO bq_json_matches(json_value, pattern) AS coalesce(list_bool_or("
     "list_transform(bq_json_scalars(json_value), lambda item: "
-    "regexp_matches(lower(item ->> '$'), pattern))), false)",
+    f"regexp_matches({CASEFOLD}(item ->> '$'), pattern))), false)",
     f"CREATE MACRO bq_tokens(text) AS {_TOKENS}",
     "CREATE MACRO bq_search_json(json_value, query) AS list_has_all(coalesce(flatten("
     "list_transform(list_filter(bq_json_scalars(json_value), lambda item: "
@@ -92,11 +99,14 @@ def ip_trunc(address: bytes | None, prefix: int | None) -> bytes | None:
 
 
 def register(connection: Any) -> None:
-    """Define the macros and the Net functions on a DuckDB connection."""
-    for statement in MACROS:
-        connection.execute(statement)
+    """Define the macros, the Unicode fold and the Net functions on a DuckDB connection."""
     types = require("duckdb.sqltypes")
     special = require("duckdb.func").SPECIAL
+    connection.create_function(
+        "bq_fold_unicode", values.fold, [types.VARCHAR], types.VARCHAR, null_handling=special
+    )
+    for statement in MACROS:
+        connection.execute(statement)
     for name, function, parameters, result in (
         ("safe_ip_from_string", safe_ip_from_string, [types.VARCHAR], types.BLOB),
         ("ip_from_string", ip_from_string, [types.VARCHAR], types.BLOB),

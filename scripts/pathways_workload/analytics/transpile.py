@@ -5,9 +5,9 @@ text that BigQuery would run, and only these rewrites adapt what DuckDB
 lacks or handles badly, the functions they call defined by `emulation`:
 
 - the view's table path becomes the local table `log_view`;
-- `NORMALIZE_AND_CASEFOLD(x, NFKC)` becomes `LOWER(x)` (no NFKC offline);
-- `CONTAINS_SUBSTR(x, term)` becomes an RE2 search of `LOWER(x)` for the
-  escaped, lower-cased term, and a run of them on the same x joined by OR
+- `NORMALIZE_AND_CASEFOLD(x, NFKC)` becomes `bq_casefold(x)`;
+- `CONTAINS_SUBSTR(x, term)` becomes an RE2 search of `bq_casefold(x)` for
+  the escaped, folded term, and a run of them on the same x joined by OR
   becomes one search for any of the terms (one expression instead of
   hundreds: DuckDB keeps state per expression); on JSON (a path, a JSON
   column or the whole row) the scalar values are searched, not the keys,
@@ -23,9 +23,10 @@ from __future__ import annotations
 from typing import Any
 
 from pathways_workload.analytics import columns
-from pathways_workload.analytics.emulation import NET_PREFIX
+from pathways_workload.analytics.emulation import CASEFOLD, NET_PREFIX
 from pathways_workload.analytics.extra import require
 from pathways_workload.filters import regex_literal
+from pathways_workload.lql.values import fold
 
 LOCAL_TABLE = "log_view"
 MATCHES_JSON = "bq_json_matches"
@@ -48,7 +49,7 @@ def _rewrite(node: Any, exp: Any) -> Any:
     if isinstance(node, exp.Table):
         return exp.to_table(LOCAL_TABLE).as_(node.alias_or_name) if node.alias else node
     if isinstance(node, exp.Normalize) and node.args.get("is_casefold"):
-        return exp.Lower(this=node.this)
+        return _casefold(node.this, exp)
     target = _substring_target(node, exp)
     if target is not None:
         return _search_for(target[0], [target[1]], exp)
@@ -99,11 +100,15 @@ def _merge_substring_runs(tree: Any, exp: Any) -> None:
         chain.replace(exp.or_(*merged, copy=False) if len(merged) > 1 else merged[0])
 
 
+def _casefold(value: Any, exp: Any) -> Any:
+    return exp.Anonymous(this=CASEFOLD, expressions=[value.copy()])
+
+
 def _search_for(value: Any, terms: list[str], exp: Any) -> Any:
-    """An RE2 search of a value (lower-cased) for any of the lower-cased terms."""
-    pattern = exp.Literal.string("|".join(regex_literal(term.lower()) for term in terms))
+    """An RE2 search of a value (folded) for any of the folded terms."""
+    pattern = exp.Literal.string("|".join(regex_literal(fold(term)) for term in terms))
     if not _is_json(value, exp):
-        return exp.RegexpLike(this=exp.Lower(this=value.copy()), expression=pattern)
+        return exp.RegexpLike(this=_casefold(value, exp), expression=pattern)
     if isinstance(value, exp.Column) and value.sql() == columns.VIEW_ALIAS:
         as_json = exp.Anonymous(this="TO_JSON", expressions=[value.copy()])
         return exp.Anonymous(this=MATCHES_JSON, expressions=[as_json, pattern])
@@ -112,7 +117,7 @@ def _search_for(value: Any, terms: list[str], exp: Any) -> Any:
         this="json_extract_string", expressions=[value.copy(), exp.Literal.string("$")]
     )
     is_string = exp.EQ(this=kind, expression=exp.Literal.string("VARCHAR"))
-    found = exp.RegexpLike(this=exp.Lower(this=text), expression=pattern.copy())
+    found = exp.RegexpLike(this=_casefold(text, exp), expression=pattern.copy())
     other = exp.Anonymous(this=MATCHES_JSON, expressions=[value.copy(), pattern.copy()])
     return exp.Case(ifs=[exp.If(this=is_string, true=found)], default=other)
 
