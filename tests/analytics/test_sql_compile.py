@@ -181,3 +181,15 @@ def test_address_reading_only_real_bigquery_can_settle(store_of: Any) -> None:
     store = store_of([entry])
     predicate = where.compile_filter('ip_in_net(jsonPayload.ip, "10.0.0.0/8")')
     assert store.rows(f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}") == []
+
+
+def test_a_json_key_named_star_is_refused_offline(store_of: Any) -> None:
+    """DuckDB reads `$."*"` as every value of the object, quoted or not: the filter matched
+    entries whose key `*` does not exist (a widened query). Refused, as keys with quotes are."""
+    entry = container_entry("x")
+    entry["jsonPayload"] = {"a": "zzz"}
+    store = store_of([entry])
+    predicate = where.compile_filter('jsonPayload."*":"zzz"')
+    assert '$."*"' in predicate
+    with pytest.raises(UsageError, match="JSON key named '\\*'.*use --engine=logging"):
+        store.rows(f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}")

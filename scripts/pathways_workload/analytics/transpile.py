@@ -25,6 +25,7 @@ from typing import Any
 from pathways_workload.analytics import columns
 from pathways_workload.analytics.emulation import CASEFOLD, NET_PREFIX
 from pathways_workload.analytics.extra import require
+from pathways_workload.errors import UsageError
 from pathways_workload.filters import regex_literal
 from pathways_workload.lql.values import fold
 
@@ -34,10 +35,19 @@ SEARCH_JSON = "bq_search_json"
 
 
 def to_duckdb(bigquery_sql: str) -> str:
-    """DuckDB SQL for a query written for BigQuery."""
+    """DuckDB SQL for a query written for BigQuery.
+
+    Raises:
+        UsageError: a JSON key named `*`, which DuckDB reads as a wildcard even quoted.
+    """
     sqlglot = require("sqlglot")
     exp = sqlglot.exp
     tree = sqlglot.parse_one(bigquery_sql, read="bigquery")
+    if any(key.this == "*" for key in tree.find_all(exp.JSONPathKey)):
+        raise UsageError(
+            "--filter: a JSON key named '*' is read by DuckDB as every key of its object, so the "
+            "offline analytics engine cannot address it; use --engine=logging"
+        )
     _merge_substring_runs(tree, exp)
     tree = tree.transform(lambda node: _rewrite(node, exp))
     text: str = tree.sql(dialect="duckdb", unsupported_level=sqlglot.ErrorLevel.RAISE)
