@@ -191,5 +191,5 @@ def test_a_json_key_named_star_is_refused_offline(store_of: Any) -> None:
     store = store_of([entry])
     predicate = where.compile_filter('jsonPayload."*":"zzz"')
     assert '$."*"' in predicate
-    with pytest.raises(UsageError, match="JSON key named '\\*'.*use --engine=logging"):
+    with pytest.raises(UsageError, match=r"JSON key named '\*'.*use --engine=logging"):
         store.rows(f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}")
