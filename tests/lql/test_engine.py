@@ -224,3 +224,20 @@ def test_ip_in_net_on_typed_fields_and_in_any_case() -> None:
     entry = {"httpRequest": {"remoteIp": "10.1.2.3"}}
     assert matches('IP_IN_NET(httpRequest.remote_ip, "10.1.2.3")', entry)
     assert matches('ip_in_net(httpRequest.remoteIp, "10.1.2.3") NOT "nowhere"', entry)
+
+
+def test_json_integers_compare_as_the_doubles_a_struct_holds() -> None:
+    """An integer past 2**53 read from an export stayed exact while the filter's number is a
+    double, so `=` said it was not equal to itself and `!=` held; one too large for a double
+    is infinite, not an overflow."""
+    entry = {"jsonPayload": {"id": 9007199254740993, "huge": 10**400}}
+    for text in (
+        "jsonPayload.id=9007199254740993",
+        "jsonPayload.id=9007199254740992",
+        "jsonPayload.id:9007199254740993",
+        "9007199254740993",
+        "jsonPayload.huge>1e300",
+        "jsonPayload.huge=Infinity",
+    ):
+        assert compile_filter(text).matches(entry), text
+    assert not compile_filter("jsonPayload.id!=9007199254740993").matches(entry)

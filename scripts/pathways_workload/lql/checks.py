@@ -153,7 +153,7 @@ def _json_test(op: str, folded: str, number: float | None, boolean: bool | None)
         if isinstance(value, bool):
             return boolean is not None and bool(compare(value, boolean))
         if isinstance(value, (int, float)):
-            return number is not None and bool(compare(value, number))
+            return number is not None and bool(compare(values.as_double(value), number))
         if isinstance(value, dict) and op == ":":
             return any(scalar_test(item) for item in access.scalars(value))
         return False
@@ -175,7 +175,7 @@ def _scalar_matcher(folded: str, number: float | None, boolean: bool | None) -> 
         if isinstance(value, bool):
             return value is boolean
         if isinstance(value, (int, float)):
-            return number is not None and value == number
+            return number is not None and values.as_double(value) == number
         return False
 
     return test

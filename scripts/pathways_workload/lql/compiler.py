@@ -395,7 +395,9 @@ def _entry_scalars(entry: Entry, memo: Memo) -> _Scalars:
     found = _Scalars(
         strings=tuple(values.fold(item) for item in items if isinstance(item, str)),
         numbers=tuple(
-            item for item in items if isinstance(item, (int, float)) and not isinstance(item, bool)
+            values.as_double(item)
+            for item in items
+            if isinstance(item, (int, float)) and not isinstance(item, bool)
         ),
         booleans=frozenset(item for item in items if isinstance(item, bool)),
     )

@@ -12,6 +12,7 @@ field's type is false, not an error.
 from __future__ import annotations
 
 import datetime
+import math
 import re
 import types
 import unicodedata
@@ -113,6 +114,17 @@ def fold(text: str) -> str:
         return text.lower()
     text = text.translate(DROP_DEFAULT_IGNORABLES)
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+
+
+def as_double(number: float) -> float:
+    """A JSON number as a Struct holds it, a double: an integer past 2**53 rounds, one too
+    large for a double is infinite."""
+    if isinstance(number, float):
+        return number
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
 
 
 def parse_number(text: str) -> float | None:
