@@ -671,3 +671,21 @@ def test_an_array_on_one_line_is_read_in_doubling_pieces(
     assert code == 0, err
     assert _messages(out) == ["Check failed: one", "Check failed: two"]
     assert len(reads) < 40
+
+
+@pytest.mark.parametrize("after", ["[]", "]", "{}", "5", "garbage"])
+@pytest.mark.parametrize("layout", ["per-line", "gcloud"])
+def test_data_after_a_closed_array_is_named_at_its_line(
+    tmp_path: Path, layout: str, after: str
+) -> None:
+    """It was "this entry is cut short" at the last whole entry, or "the JSON array is not
+    closed" though it was."""
+    text = _array_texts(_entries())[layout]
+    path = tmp_path / "a.json"
+    path.write_text(text + after + "\n")
+    code, _, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 5, err
+    line = text.count("\n") + 1
+    assert err.splitlines()[-1] == (
+        f"error: {path}:{line}: data after the end of the JSON array; {INCOMPLETE}"
+    )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import re
 from collections.abc import Callable, Generator, Iterator
 from typing import Generic, Protocol, TypeVar
 
@@ -192,12 +193,23 @@ def sniff(stream: Stream, text: TextLogs | None = None) -> Layout | None:
     raise corrupt(stream.export, stream.line, "not a JSON export (expected '[' or '{')")
 
 
+# The array's closing `]`: the first line that starts with one (an entry's lines start with
+# `{` or are indented).
+_CLOSE = re.compile(rb"(?:\A|\n)\]")
+
+
 def _tail(stream: Stream, framing: Framing, after_blocks: bool) -> bytes:
     """The rest of the export at its end: whole records, the array's closing `]` removed.
     `after_blocks`: blocks of records came before, each record ending with its comma."""
     data = stream.buffer
     if isinstance(framing, LineFraming) and not framing.commas:
         return data if not data or data.endswith(b"\n") else data + b"\n"
+    closing = _CLOSE.search(data)
+    rest = data[closing.end() :] if closing is not None else b""
+    if closing is not None and rest.strip(_SPACE):
+        after = closing.end() + len(rest) - len(rest.lstrip(_SPACE))
+        line = line_at(stream.export, stream.offset + after)
+        raise corrupt(stream.export, line, "data after the end of the JSON array")
     body = data.rstrip(_SPACE)
     if not body.endswith(b"]"):
         line = line_at(stream.export, stream.offset + len(body))
