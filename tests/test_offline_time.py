@@ -324,3 +324,22 @@ def test_a_fetch_parses_about_its_limit_when_its_matches_share_a_second(
     expected = (by_time[::-1] if order == "desc" else by_time)[:100]
     assert _messages(out) == [e["textPayload"] for e in expected]
     assert len(parsed) < 600
+
+
+@pytest.mark.parametrize("engine", ["logging", "analytics"])
+def test_a_timestamp_written_with_an_escape_counts_for_the_span(
+    tmp_path: Path, engine: str
+) -> None:
+    """`"\\u0032026-..."` is the JSON text of `2026-...`: it was counted as an entry without a
+    usable timestamp, left out of the span, and then printed outside the window shown."""
+    first, last = _crashes()
+    line = json.dumps(last).replace('"timestamp": "2026', '"timestamp": "\\u0032026')
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps(first) + "\n" + line + "\n")
+    code, out, err = run_cli(
+        "--action=errors", f"--logs_file={path}", WORKLOAD, f"--engine={engine}"
+    )
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: first", "Check failed: last"]
+    assert "window: 2026-10-22T11:20:00Z .. 2026-10-22T11:30:00.5Z" in err
+    assert "no usable top-level timestamp" not in err

@@ -193,7 +193,7 @@ class SpanTracker:
             return top_level_time(record.entry()), _text(record.entry().get("timestamp")), True
         values = block.framing.stamps.findall(raw)
         keys = raw.count(b'"timestamp"') if isinstance(block.framing, LineFraming) else len(values)
-        if len(values) == 1 and keys == 1:
+        if len(values) == 1 and keys == 1 and b"\\" not in values[0]:
             text = values[0].decode()
             try:
                 return parse_timestamp_ns(text), text, True
