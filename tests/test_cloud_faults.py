@@ -564,3 +564,13 @@ def test_an_endpoint_that_refuses_connections_is_named_with_its_cause(
         "CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING, then rerun"
     )
     assert "narrow" not in last
+
+
+def test_a_404_names_the_project_and_the_endpoint_in_use(fake: FakeLogging) -> None:
+    """Named as set: the variable was named whether it was set or not."""
+    fake.fail(404, times=None)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    assert err.splitlines()[-1].endswith(
+        f"check --project and CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING={fake.url.rstrip('/')}"
+    )

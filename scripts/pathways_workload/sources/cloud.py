@@ -494,7 +494,9 @@ def _failed(project: str, scan: _Scan, error: Exception) -> ToolError:
         return credentials.service_disabled(project, _server_message(error))
     if code in (401, 403):
         return credentials.denied(project, code, _server_message(error))
+    override = credentials.endpoint()
+    endpoint = f" and {credentials.ENDPOINT_ENV}={override}" if override else ""
     return CloudLoggingError(
         f'Cloud Logging failed on "{scan.purpose}" ({_status(error)}: '
-        f"{_server_message(error)}); check --project and CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING"
+        f"{_server_message(error)}); check --project{endpoint}"
     )
