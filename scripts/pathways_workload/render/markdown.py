@@ -20,6 +20,7 @@ from pathways_workload.render.picture import first_errors_by_slice
 from pathways_workload.reports import NO_VERDICT
 from pathways_workload.sources.base import instant_ns
 from pathways_workload.tracebacks import headline
+from pathways_workload.visible_text import visible
 
 # Rows of a table shown before "and N more" (the JSON report has them all).
 MOST_ROWS = 8
@@ -82,7 +83,7 @@ def _evidence(root: dict[str, Any]) -> list[str]:
         return _fenced(root["traceback"][-MOST_EVIDENCE_LINES:])
     cause, *others = [entry_line(entry).split("\n") for entry in root["evidence"]]
     first = textwrap.wrap(
-        cause[0],
+        visible(cause[0]),  # wrapping reads control characters as spaces
         EVIDENCE_WIDTH,
         subsequent_indent="  ",
         break_on_hyphens=False,
