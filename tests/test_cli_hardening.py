@@ -346,11 +346,17 @@ def test_values_that_would_mislead_print_mode_are_refused(argv: tuple[str, ...],
         "--issue_time=2026-11-17T13:87:00.0Z",
         "--start_time=\u0662\u0660\u0662\u0666-10-22T11:10:00Z",
         "--duration=\u0661h",
+        "--start_time=2026-03-10T-1:00:00.5Z",
+        "--start_time=2026-03-10T11:-5:00.5Z",
+        "--start_time=2026-03-10T11:00:-9.5Z",
+        "--start_time=2026-+3-10T11:00:00.5Z",
+        "--start_time=2026- 3-10T+1:00:00.5Z",
     ],
 )
 def test_impossible_times_are_refused_with_a_fraction_too(value: str) -> None:
     """The shape Cloud Logging writes (with a fraction) is read quickly, and as strictly:
-    no hour 25, no other separators, ASCII digits only."""
+    no hour 25, no other separators, ASCII digits only, no sign or blank in a field (int()
+    took `-1` for an hour)."""
     code, out, err = run_cli("--action=errors", *BASE, value)
     assert (code, out) == (2, ""), err
     assert err.startswith(f"error: {value.split('=')[0]}=")

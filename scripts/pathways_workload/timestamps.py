@@ -21,6 +21,10 @@ _TIMESTAMP_RE = re.compile(
 )
 
 
+# Where the digits of `YYYY-MM-DDTHH:MM:SS.f…Z` are (the fraction up to the `Z`).
+_DIGIT_FIELDS = ((0, 4), (5, 7), (8, 10), (11, 13), (14, 16), (17, 19), (20, -1))
+
+
 @functools.lru_cache(maxsize=64)
 def _day_seconds(date: str) -> int:
     """Seconds from the epoch to midnight UTC of a `YYYY-MM-DD` date."""
@@ -42,8 +46,7 @@ def parse_timestamp_ns(text: str) -> int:
         and text[4] == text[7] == "-"
         and text[13] == text[16] == ":"
         and text.isascii()
-        and text[20:-1].isdigit()
-        and text[:4].isdigit()
+        and "".join(text[a:b] for a, b in _DIGIT_FIELDS).isdigit()  # no sign, no blank
     ):
         try:  # the shape Cloud Logging writes: 2026-10-22T11:10:00.123456789Z
             hours, minutes, seconds = int(text[11:13]), int(text[14:16]), int(text[17:19])
