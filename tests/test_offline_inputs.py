@@ -689,3 +689,27 @@ def test_data_after_a_closed_array_is_named_at_its_line(
     assert err.splitlines()[-1] == (
         f"error: {path}:{line}: data after the end of the JSON array; {INCOMPLETE}"
     )
+
+
+def test_entries_without_an_insert_id_are_each_kept(tmp_path: Path) -> None:
+    """Merging the queries of an action took log, insertId and time for an entry's identity:
+    three pods' lines of one second with no insertId (a hand-made export) became one. The
+    same content twice is still one entry."""
+    entries = []
+    for index in range(3):
+        entry = container_entry(
+            f"Check failed: boom from {index}",
+            pod=f"llama-train-worker-0-{index}-abcde",
+            timestamp="2026-10-22T11:40:00Z",
+        )
+        del entry["insertId"]
+        entries.append(entry)
+    path = tmp_path / "a.jsonl"
+    path.write_text(_lines_text(entries))
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 0, err
+    assert sorted(_messages(out)) == [f"Check failed: boom from {index}" for index in range(3)]
+    path.write_text(_lines_text(entries + entries))  # the same lines again: one entry each
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}", "--format=json")
+    assert code == 0, err
+    assert len(out.splitlines()) == 3

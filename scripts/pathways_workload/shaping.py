@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping, Sequence
 
 from pathways_workload.describe import where
@@ -30,12 +31,12 @@ class Stream:
 
 
 def identity(entry: Entry) -> tuple[str, str, str]:
-    """What makes an entry the same entry across queries: its log, insertId and time."""
-    return (
-        str(entry.get("logName", "")),
-        str(entry.get("insertId", "")),
-        str(entry.get("timestamp", "")),
-    )
+    """What makes an entry the same entry across queries: its log, insertId and time; for
+    an entry without an insertId (a hand-made export), its whole content instead."""
+    insert_id = str(entry.get("insertId") or "")
+    if not insert_id:
+        insert_id = "\x00" + json.dumps(entry, sort_keys=True, default=str)
+    return str(entry.get("logName", "")), insert_id, str(entry.get("timestamp", ""))
 
 
 def merge(results: Sequence[Result], order: str, extra: Sequence[Entry] = ()) -> list[Entry]:
