@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from pathways_workload import runner
+from pathways_workload import runner, terms
 from pathways_workload.actions.node_level import NODE_DISCOVERY
 from pathways_workload.lql import compile_filter
 from pathways_workload.plan import Results
@@ -209,3 +210,26 @@ def test_json_print_mode_gives_the_follow_up_note_on_stderr(name: str) -> None:
     assert code == 0, err
     assert all(json.loads(line) for line in out.splitlines())
     assert "# then, for each `Traceback (most recent call last):` line" in err
+
+
+def test_the_sidecar_action_reads_the_workers_whatever_the_sidecar_is_called(
+    tmp_path: Path,
+) -> None:
+    """--container_names names the sidecar; the workers waiting for it keep their name (their
+    query was narrowed to the sidecar's name, so their lines were lost)."""
+    waiting = terms.SIDECAR_WAITING_TERMS[0]
+    entries = [
+        container_entry("Segmentation fault", container="my-sidecar"),
+        container_entry(f"{waiting} (retrying)", severity="INFO", timestamp="2026-10-22T11:30:01Z"),
+    ]
+    path = tmp_path / "sidecar.json"
+    path.write_text(json.dumps(entries))
+    code, out, err = run_cli(
+        f"--logs_file={path}",
+        "--jobset_name=llama-train",
+        "--action=colocated-python-sidecar",
+        "--container_names=my-sidecar",
+    )
+    assert code == 0, err
+    assert "Segmentation fault" in out
+    assert waiting in out

@@ -211,3 +211,26 @@ def test_the_last_lines_are_latest_first_by_instant(tmp_path: Path) -> None:
         "2026-10-22T11:58:33.7Z",
         "2026-10-22T11:58:33Z",
     ]
+
+
+def test_a_custom_named_client_is_pointed_at_not_only_called_missing(tmp_path: Path) -> None:
+    """The client container is named `trainer`: the coverage said the client logged nothing
+    and stopped there; it names the containers of no known role."""
+    entries = [
+        container_entry(
+            "Traceback (most recent call last):",
+            pod="llama-train-pathways-head-0-0-abcde",
+            container="trainer",
+        ),
+        container_entry("Check failed: boom"),
+    ]
+    path = tmp_path / "custom.json"
+    path.write_text(json.dumps(entries))
+    args = (f"--logs_file={path}", "--jobset_name=llama-train", "--action=triage")
+    code, out, err = run_cli(*args, "--format=json")
+    assert code == 0, err
+    gap = next(g for g in json.loads(out)["coverage"]["gaps"] if g.startswith("the client "))
+    assert gap.endswith(
+        "; containers of other names logged (trainer): if one is the client, its lines are "
+        "there (--action=user-workload and the others take --container_names)"
+    )

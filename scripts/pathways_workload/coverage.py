@@ -55,13 +55,15 @@ def _span(entries: Sequence[Entry]) -> tuple[str | None, str | None]:
 def components(lines: Sequence[Entry], expected_hosts: int) -> list[dict[str, Any]]:
     """Per component: pods, lines read, first and last line; a note when it is a gap."""
     rows = []
+    known = {name for _, containers, _ in COMPONENTS for name in containers}
+    others = sorted({str(container_of(entry)) for entry in lines} - known - {"None"})
     for name, containers, required in COMPONENTS:
         own = [entry for entry in lines if container_of(entry) in containers]
         first, last = _span(own)
         pods = len({pod_of(entry) for entry in own})
         note = None
         if not own and required:
-            note = f"the {name} {SILENT}"
+            note = f"the {name} {SILENT}" + _other_names(name, others)
         elif name == "workers" and expected_hosts and pods < expected_hosts:
             note = f"{pods} of the {expected_hosts} TPU hosts the labels say exist logged"
         rows.append(
@@ -75,6 +77,17 @@ def components(lines: Sequence[Entry], expected_hosts: int) -> list[dict[str, An
             }
         )
     return rows
+
+
+def _other_names(component: str, others: Sequence[str]) -> str:
+    """Where a custom-named component's lines may be: the containers of no known role."""
+    if not others:
+        return ""
+    shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+    return (
+        f"; containers of other names logged ({shown}): if one is the {component}, its lines "
+        "are there (--action=user-workload and the others take --container_names)"
+    )
 
 
 def report(

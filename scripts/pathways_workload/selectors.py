@@ -95,13 +95,14 @@ def _object_event_clause(workload: Workload) -> str | None:
     return None
 
 
-def container_lines(target: Target, containers: tuple[str, ...] = ()) -> str:
-    """Container log lines of the workload's pods, optionally of some containers only."""
+def container_lines(target: Target, containers: tuple[str, ...] = (), fixed: bool = False) -> str:
+    """Container log lines of the workload's pods, optionally of some containers only: those
+    --container_names gives, unless `fixed` (another role than the action's own)."""
     clauses = [
         cluster_scope("k8s_container", target, namespaced=True),
         filters.any_of(_container_clause(workload) for workload in target.workloads),
     ]
-    names = target.container_names or containers
+    names = containers if fixed else target.container_names or containers
     if names:
         clauses.append(filters.one_of("resource.labels.container_name", names))
     return filters.all_of(clauses)

@@ -46,7 +46,7 @@ def build_sidecar(request: Request) -> list[Fetch]:
     match = term_match(request, terms.SIDECAR_TERMS + terms.CRASH_TERMS)
     waiting = filters.all_of(
         [
-            selectors.container_lines(request.target, terms.WORKER_CONTAINERS),
+            selectors.container_lines(request.target, terms.WORKER_CONTAINERS, fixed=True),
             filters.message_has_any(terms.SIDECAR_WAITING_TERMS + request.options.extra_terms),
         ]
     )
