@@ -234,3 +234,18 @@ def test_a_custom_named_client_is_pointed_at_not_only_called_missing(tmp_path: P
         "; containers of other names logged (trainer): if one is the client, its lines are "
         "there (--action=user-workload and the others take --container_names)"
     )
+
+
+def test_triage_reads_every_container_whatever_container_names_says() -> None:
+    """--container_names narrowed every container query of triage: the root cause lost its
+    host, no host failed, and every component was a false gap. Triage reads every container
+    (the flag still names an unprefixed text log's container)."""
+    args = (*target_args("host-oom-worker"), "--action=triage", "--format=json")
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    whole = json.loads(out)
+    code, out, err = run_cli(*args, "--container_names=trainer")
+    assert code == 0, err
+    narrowed = json.loads(out)
+    for key in ("root_cause", "failing_hosts", "coverage"):
+        assert narrowed[key] == whole[key], key

@@ -301,12 +301,6 @@ def test_grouping_printed_lines_is_refused_by_report_actions(action: str) -> Non
             "(its events or nodes belong to pods, not containers): leave it out",
         ),
         (
-            ("--action=triage", "--container_names=trainer"),
-            "error: --container_names narrows the container lines read; triage reads every "
-            "container of the workload, custom-named ones too: leave it out (its coverage names "
-            "the containers of no known role)",
-        ),
-        (
             ("--action=workers", "--container_names= , "),
             "error: --container_names=' , ' names nothing: give the containers "
             "comma-separated: --container_names=A,B",

@@ -221,14 +221,8 @@ def _check_container_names(action: Action, request: Request) -> None:
     """--container_names narrows the container lines an action reads; an action whose first
     queries read none (events, nodes) would silently ignore it."""
     names = request.target.container_names
-    if not names:
+    if not names or action.every_container:
         return
-    if action.name == "triage":
-        raise UsageError(
-            "--container_names narrows the container lines read; triage reads every container "
-            "of the workload, custom-named ones too: leave it out (its coverage names the "
-            "containers of no known role)"
-        )
     clause = filters.one_of("resource.labels.container_name", names)
     fetches = action.stages[0].build(action.request_for(request), Results())
     if not any(clause in fetch.query.filter for fetch in fetches):

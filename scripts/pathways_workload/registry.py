@@ -43,6 +43,9 @@ class Action:
     reports_checks: bool = False  # its report lists the queries it ran (--commands_out)
     # What it reads whole, where --extra_terms and --min_severity cannot narrow it (or None).
     reads_whole: str | None = None
+    # It reads every container of the workload by role: --container_names only names the
+    # container of unprefixed text logs, and narrows none of its queries.
+    every_container: bool = False
 
     @property
     def reads_nodes(self) -> bool:
@@ -50,9 +53,13 @@ class Action:
         return node_level.NODE_DISCOVERY in self.stages
 
     def request_for(self, request: Request) -> Request:
-        """The request with this action's severity floor unless --min_severity says otherwise."""
+        """The request with this action's severity floor unless --min_severity says otherwise
+        (and without --container_names for an action that reads every container)."""
         floor = request.options.min_severity or self.default_severity
-        return dataclasses.replace(request, floor=floor)
+        target = request.target
+        if self.every_container:
+            target = dataclasses.replace(target, container_names=())
+        return dataclasses.replace(request, floor=floor, target=target)
 
 
 def _after_discovery(build: Callable[[Request, Results], list[Fetch]]) -> tuple[Stage, ...]:
@@ -200,6 +207,7 @@ ACTIONS: dict[str, Action] = {
             TriageReport,
             default_severity="CRITICAL",
             reports_checks=True,
+            every_container=True,
         ),
         Action(
             "versions",
@@ -211,6 +219,7 @@ ACTIONS: dict[str, Action] = {
             TableReport,
             reports_checks=True,
             reads_whole="it reads the start-up and version lines",
+            every_container=True,
         ),
         Action(
             "pods",
