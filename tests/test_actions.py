@@ -233,3 +233,52 @@ def test_the_sidecar_action_reads_the_workers_whatever_the_sidecar_is_called(
     assert code == 0, err
     assert "Segmentation fault" in out
     assert waiting in out
+
+
+def _traceback_and_crashes(tmp_path: Path) -> str:
+    """A client with two tracebacks (header ERROR, exception INFO) and four workers' crashes:
+    six lines match `errors`, and the first exception rides along after its header."""
+    head = {"pod": "llama-train-pathways-head-0-0-abcde", "container": "jax-tpu"}
+    entries = [
+        container_entry(
+            "Traceback (most recent call last):", **head, timestamp="2026-10-22T11:06:00Z"
+        ),
+        container_entry(
+            "ValueError: bad thing happened",
+            **head,
+            severity="INFO",
+            timestamp="2026-10-22T11:06:00.3Z",
+        ),
+        container_entry(
+            "Traceback (most recent call last):", **head, timestamp="2026-10-22T11:07:00Z"
+        ),
+    ]
+    entries += [
+        container_entry(
+            f"Check failed: x{index}",
+            pod=f"llama-train-worker-0-{index}-abcde",
+            timestamp=f"2026-10-22T11:08:0{index}Z",
+        )
+        for index in range(4)
+    ]
+    path = tmp_path / "tracebacks.json"
+    path.write_text(json.dumps(entries))
+    return f"--logs_file={path}"
+
+
+def test_a_line_shown_with_its_traceback_takes_no_place_under_the_limits(
+    tmp_path: Path,
+) -> None:
+    """The exception shown after its header counted against --fetch_limit (a pod that was
+    fetched was dropped, and the note said the limit was hit) and against --limit's count
+    of hidden lines (3 said where 4 were hidden)."""
+    export = _traceback_and_crashes(tmp_path)
+    base = (export, "--jobset_name=llama-train", "--action=errors")
+    code, out, err = run_cli(*base, "--first_per_pod=1", "--fetch_limit=6")
+    assert code == 0, err
+    assert all(f"Check failed: x{index}" in out for index in range(4))
+    assert "--fetch_limit=6 was hit" not in err
+    code, out, err = run_cli(*base, "--limit=3")
+    assert code == 0, err
+    assert "ValueError: bad thing happened" in out
+    assert "--limit=3 cut the output: 4 more matching lines are not shown" in err

@@ -105,13 +105,18 @@ def shape(
     notes = []
     if options.first_per_pod:
         totals = _group_totals(results, attached)
-        cut = len(merged) > options.fetch_limit or any(r.truncated for r in results)
+        fetched = merge(results, options.order)  # what --fetch_limit counts: no attached line
+        cut = len(fetched) > options.fetch_limit or any(r.truncated for r in results)
         if totals is None and cut:
             notes.append(
                 f"note: --fetch_limit={options.fetch_limit} was hit before grouping; later pods "
                 "may be missing: narrow the window or raise --fetch_limit"
             )
-        grouped = merged if totals is not None else merged[: options.fetch_limit]
+        grouped = merged
+        if totals is None:
+            within = fetched[: options.fetch_limit]
+            followers = [attached[key] for key in map(identity, within) if key in attached]
+            grouped = merge([], options.order, [*within, *followers])
         groups = group_first(grouped, options.first_per_pod, attached, totals)
         kept, budget = [], options.limit
         for group in groups:
@@ -123,7 +128,9 @@ def shape(
             notes.append(f"note: --limit={options.limit} cut the grouped output")
         return Stream([e for g in kept for e in g.entries], kept, notes)
     if len(merged) > options.limit or any(r.truncated for r in results):
-        notes.append(_cut_note(len(merged), results, options))
+        fetched_ids = {identity(e) for result in results for e in result.entries}
+        riding = sum(identity(e) not in fetched_ids for e in merged[: options.limit])
+        notes.append(_cut_note(len(merged), results, options, riding))
     return Stream(merged[: options.limit], None, notes)
 
 
@@ -145,11 +152,13 @@ def _group_totals(
     return totals
 
 
-def _cut_note(merged: int, results: Sequence[Result], options: Options) -> str:
-    """How many lines --limit left out, and how to see the end of the answer."""
+def _cut_note(merged: int, results: Sequence[Result], options: Options, riding: int) -> str:
+    """How many lines --limit left out (`riding`: shown lines no query matched, the attached
+    ones, which took places under the limit), and how to see the end of the answer."""
     counts = [r.matched if r.truncated else len(r.entries) for r in results]
     known = None if None in counts else sum(c or 0 for c in counts)
-    left = max(0, (known if known is not None else merged) - options.limit)
+    shown = options.limit - riding
+    left = max(0, (known if known is not None else merged - riding) - shown)
     more = f"{left} more"
     if known is None:  # the queries stopped at the limit: how many more matched is not known
         more = f"at least {left} more" if left else "more"
