@@ -235,16 +235,25 @@ def _rarest(
     ASCII record), ties going to the longest shortest string; None when every record must be
     its candidate."""
     counted: list[tuple[int, int, bytes]] = []
+    common = int(records * COMMON_FRACTION)
     for group in compiled.required:
         terms = _terms(group)
-        hits = _records_with(sample, framing, terms) if terms else 0
+        # Counting stops past the rarest so far (or past common): such a group is not chosen.
+        most = min([common, *(hits for hits, _, _ in counted)])
+        hits = _records_with(sample, framing, terms, most) if terms else 0
         counted.append((hits, -min(map(len, group), default=0), terms))
     if not counted:
         return None
     hits, _, terms = min(counted, key=lambda triple: triple[:2])
-    return None if hits > records * COMMON_FRACTION else terms
+    return None if hits > common else terms
 
 
-def _records_with(sample: bytes, framing: Framing, terms: bytes) -> int:
+def _records_with(sample: bytes, framing: Framing, terms: bytes, most: int) -> int:
+    """How many records of the sample hold one of the terms, counted up to `most` + 1."""
     pattern = re2.compile(b"(?i:" + terms + b")", _options())
-    return len({framing.start(sample, found.start()) for found in pattern.finditer(sample)})
+    starts: set[int] = set()
+    for found in pattern.finditer(sample):
+        starts.add(framing.start(sample, found.start()))
+        if len(starts) > most:
+            break
+    return len(starts)
