@@ -209,7 +209,7 @@ def test_json_print_mode_gives_the_follow_up_note_on_stderr(name: str) -> None:
     code, out, err = run_cli(*args, "--issue_time=2026-10-22T11:40:00Z", "--format=json")
     assert code == 0, err
     assert all(json.loads(line) for line in out.splitlines())
-    assert "# then, for each `Traceback (most recent call last):` line" in err
+    assert "for the first `Traceback (most recent call last):` line of each container" in err
 
 
 def test_the_sidecar_action_reads_the_workers_whatever_the_sidecar_is_called(

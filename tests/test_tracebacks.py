@@ -104,7 +104,7 @@ def test_print_mode_says_how_to_follow_a_traceback_up() -> None:
         "--issue_time=2026-10-22T11:40:00Z",
     )
     assert code == 0, err
-    assert "# then, for each `Traceback (most recent call last):` line" in out
+    assert "for the first `Traceback (most recent call last):` line of each container" in out
     assert '# resource.labels.pod_name="POD"' in out
 
 

@@ -100,9 +100,10 @@ def _example(request: Request) -> Fetch:
 # Print mode: how to read a traceback's exception by hand, for each header found.
 TRACEBACK_NOTE = PrintNote(
     lambda _: (
-        f"then, for each `{tracebacks.HEADER}` line the sweep above prints: its exception",
-        "line is in the next 10 s of the same container; substitute the header's pod,",
-        "container, timestamp (START) and 10 s later (END) in:",
+        f"then, for the first `{tracebacks.HEADER}` line of each container the sweep",
+        "above prints (as a run with --execute follows them up): its exception line is in",
+        "the next 10 s of the same container; substitute the header's pod, container,",
+        "timestamp (START) and 10 s later, or the window's end if sooner (END), in:",
     ),
     _example,
 )
