@@ -12,8 +12,9 @@ costs a slice per page, not a filter pass over every entry.
 Tests can inject failures (429 with the real quota message, 500, 503, 401,
 403) and misbehaviours (connection resets, a redirect loop, a body that claims
 gzip but is not, a page whose entries are not objects), a latency per
-request, partial-scan pages (no entries but a token; `partial_pages` of them
-before every page of entries), a token that never advances
+request, a body sent a byte at a time (`trickle`), partial-scan pages (no
+entries but a token; `partial_pages` of them before every page of entries), a
+token that never advances
 (`repeat_tokens`), a fresh token on every page that serves the first page again
 (`stuck`), pages that repeat the previous page's last `overlap`
 entries, and an empty-string `nextPageToken` on the last page. It
@@ -112,6 +113,7 @@ class FakeLogging:
     def __init__(self, entries: list[dict[str, Any]]) -> None:
         self._entries = entries
         self.latency = 0.0
+        self.trickle = 0.0  # seconds between two bytes of a response body
         self.page_cap: int | None = None
         self.partial_pages = 0
         self.repeat_tokens = False
@@ -425,7 +427,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         try:
-            self.wfile.write(data)
+            if self.fake.trickle:  # a byte at a time, as a stalled proxy may send it
+                for byte in data:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(self.fake.trickle)
+            else:
+                self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up waiting (a timeout test)
 

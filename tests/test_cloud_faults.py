@@ -574,3 +574,19 @@ def test_a_404_names_the_project_and_the_endpoint_in_use(fake: FakeLogging) -> N
     assert err.splitlines()[-1].endswith(
         f"check --project and CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING={fake.url.rstrip('/')}"
     )
+
+
+def test_a_response_that_trickles_in_is_abandoned_at_the_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """requests times out between two reads only: a server sending a byte every few seconds
+    held the tool for minutes, then it said nothing matched. Each request has a deadline
+    for its whole answer; past it the request is retried, then reported (exit 4)."""
+    with FakeLogging([]) as server:
+        point_at(monkeypatch, server)
+        fast_source(monkeypatch, deadline=0.5, timeout=5.0, request_deadline=0.2)
+        server.trickle = 0.3  # the second byte of the empty page comes 0.3 s after the first
+        code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    assert retry_lines(err) and all("TooSlow" in line for line in retry_lines(err))
+    assert re.match(f"error: the query {SWEEP} failed after [0-9]+ attempts", err.splitlines()[-1])

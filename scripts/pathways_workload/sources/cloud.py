@@ -44,7 +44,9 @@ MAX_EMPTY_PAGES = 10
 MAX_STALE_PAGES = 3
 MAX_PAGES = 100
 WORKERS = 8  # triage sends seven queries in one wave
-REQUEST_TIMEOUT = 60.0
+REQUEST_TIMEOUT = 60.0  # between two reads of a response (requests' own timeout)
+# A whole response, however it trickles in: past this the request is abandoned and retried.
+REQUEST_DEADLINE = 180.0
 QUOTA_ADVICE = (
     "the project's read quota (entries.list requests per minute) is used up: wait a minute "
     "and rerun, narrow the window (--duration) so fewer pages are needed, or raise the "
@@ -61,6 +63,32 @@ _JSON_TYPES = {bool: "boolean", int: "number", float: "number", str: "string", l
 # A connection that was never made (refused, no route, no such host), as requests says it.
 _NO_CONNECTION = re.compile(r"Failed to establish a new connection|NameResolutionError")
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
+
+
+class TooSlow(Exception):
+    """A response that did not arrive whole within the request deadline (it trickled in)."""
+
+
+def _within(seconds: float, call: Callable[[], object]) -> object:
+    """`call()`'s result, or TooSlow when it takes longer than `seconds`: requests times out
+    between reads only, so a server sending a byte now and then would hold a read forever.
+    The call runs in a daemon thread, left behind when it overruns."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except Exception as error:  # handed over to the caller's thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=run, name="pathways-request", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise TooSlow(f"no whole answer within {seconds:g}s")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 class _Stopped(Exception):
@@ -207,6 +235,7 @@ class CloudSource:
         max_empty_pages: int = MAX_EMPTY_PAGES,
         max_pages: int = MAX_PAGES,
         timeout: float = REQUEST_TIMEOUT,
+        request_deadline: float = REQUEST_DEADLINE,
     ) -> None:
         self.project = project
         self.err = err
@@ -216,6 +245,7 @@ class CloudSource:
         self.max_empty_pages = max_empty_pages
         self.max_pages = max_pages
         self.timeout = timeout
+        self.deadline = request_deadline
         self._api: _Api | None = None
         self._lock = threading.Lock()
 
@@ -307,8 +337,11 @@ class CloudSource:
         def attempt() -> object:
             self._await_budget(stop)
             scan.requests += 1
-            return client._connection.api_request(
-                method="POST", path="/entries:list", data=body, timeout=self.timeout
+            return _within(
+                self.deadline,
+                lambda: client._connection.api_request(
+                    method="POST", path="/entries:list", data=body, timeout=self.timeout
+                ),
             )
 
         def report(error: Exception, wait: float, number: int) -> None:
@@ -385,6 +418,7 @@ def _load_api(project: str) -> _Api:
         requests.exceptions.Timeout,
         requests.exceptions.ChunkedEncodingError,
         TransportError,
+        TooSlow,
     )
     return _Api(
         new_client,
