@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pathways_workload import runner, terms
+from pathways_workload.actions import tally
 from pathways_workload.actions.node_level import NODE_DISCOVERY
 from pathways_workload.lql import compile_filter
 from pathways_workload.plan import Results
@@ -25,7 +26,16 @@ from pathways_workload.terms import (
 )
 from pathways_workload.timestamps import parse_timestamp_ns
 from pathways_workload.window import Window
-from tests.helpers import CLUSTER, LOCATION, PROJECT, container_entry, queries_of, run_cli
+from tests.helpers import (
+    CLUSTER,
+    LOCATION,
+    PROJECT,
+    audit_event,
+    container_entry,
+    queries_of,
+    run_cli,
+    scheduled_event,
+)
 from tests.test_cli_hardening import INCIDENT
 
 WINDOW = Window(
@@ -282,3 +292,50 @@ def test_a_line_shown_with_its_traceback_takes_no_place_under_the_limits(
     assert code == 0, err
     assert "ValueError: bad thing happened" in out
     assert "--limit=3 cut the output: 4 more matching lines are not shown" in err
+
+
+def test_node_discovery_reads_every_scheduled_event_and_says_when_it_could_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restarted JobSet of 300 hosts has 1,200 Scheduled events: discovery read the first
+    1,000 (--fetch_limit) and said nothing, so the nodes the last attempt moved to were
+    not the workload's and their host error was missed. It reads as far as the other
+    report reads, and says when even that was not all."""
+    entries = []
+    for attempt in range(4):
+        for host in range(300):
+            moved = attempt == 3 and host >= 290  # late in the last attempt
+            node = f"gke-pw-cluster-{'spare' if moved else 'tpu-np'}-{host:04d}"
+            stamp = f"2026-10-22T11:{10 + attempt * 5:02d}:{host % 60:02d}Z"
+            pod = f"llama-train-worker-0-{host}-a{attempt}"
+            entries.append(scheduled_event(pod, node, timestamp=stamp))
+    spare = "gke-pw-cluster-spare-0299"
+    entries.append(audit_event("compute.instances.hostError", spare, "2026-10-22T11:40:00Z"))
+    path = tmp_path / "restarts.json"
+    path.write_text(json.dumps(entries))
+    base = (f"--logs_file={path}", "--jobset_name=llama-train", "--action=interruptions")
+    code, out, err = run_cli(*base)
+    assert code == 0, err
+    assert "compute.instances.hostError" in out
+    assert "may be incomplete" not in err
+    monkeypatch.setattr(tally, "REPORT_PAGES", 0)  # read only --fetch_limit lines
+    code, out, err = run_cli(*base)
+    assert code == 0, err
+    assert (
+        "note: the workload's nodes may be incomplete: discovery read 1,000 scheduled and "
+        "the logs held more" in err
+    )
+
+
+@pytest.mark.parametrize("action", ["neighbors", "interruptions"])
+def test_a_node_action_without_nodes_still_reports_with_its_window(action: str) -> None:
+    """With no node found it printed nothing on stdout (no JSON object for neighbors) and no
+    window line; it reports what there is, after saying why nothing was asked."""
+    args = (f"--logs_file={INCIDENT}", "--jobset_name=nothere", f"--action={action}")
+    code, out, err = run_cli(*args, "--format=json")
+    assert code == 0, err
+    assert "nothing to query without the workload's nodes" in err
+    assert "window: " in err
+    if action == "neighbors":
+        report = json.loads(out)
+        assert (report["nodes"], report["containers"]) == ([], [])

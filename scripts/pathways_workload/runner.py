@@ -117,8 +117,9 @@ def _print_stages(action: Action, request: Request, output: Output) -> int:
 
 def _run_stages(
     action: Action, request: Request, source: Source, output: Output
-) -> tuple[Request, Results] | None:
-    """Every stage through the source; None when a required stage had nothing to ask.
+) -> tuple[Request, Results]:
+    """Every stage through the source, up to a required stage with nothing to ask (said
+    on stderr: the report then tells what the stages before it found).
 
     The results returned are those of the stages that answer the action.
     """
@@ -127,7 +128,8 @@ def _run_stages(
         fetches = stage.build(request, results)
         _check_filters(fetches, request)
         if not fetches and stage.required:
-            return None
+            _nothing_to_query(action, output)
+            break
         try:
             ahead = stage.anticipate(request) if stage.anticipate else []
             found = source.run(fetches, ahead) if fetches else []
@@ -175,8 +177,6 @@ def run_action(
     if source is None:
         return _print_stages(action, request, output)
     ran = _run_stages(action, request, source, output)
-    if ran is None:
-        return _nothing_to_query(action, output)
     if settle is not None:
         ran = _settled(*ran, settle, output)
     report = action.present(*ran)

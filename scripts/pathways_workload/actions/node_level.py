@@ -43,14 +43,13 @@ def _discover(request: Request, _: Results) -> list[Fetch]:
             filters.equals("jsonPayload.reason", terms.SCHEDULED_REASON),
         ]
     )
-    limit = request.options.fetch_limit
     return [
         fetch(
             request,
             SCHEDULED,
             "nodes the workload's pods were scheduled to (Scheduled events)",
             scheduled,
-            limit=limit,
+            limit=report_limit(request),
         ),
         fetch(
             request,
@@ -79,9 +78,25 @@ def _learn_nodes(request: Request, results: Results) -> tuple[Request, list[str]
     if request.target.node_names:
         return dataclasses.replace(request, nodes=request.target.node_names), []
     nodes = nodes_from(results.all(SCHEDULED) + results.all(NODE_LINES))
+    cut = [
+        result
+        for result in results.all(SCHEDULED) + results.all(NODE_LINES)
+        if result.truncated and not result.answered
+    ]
+    partial = (
+        [
+            "note: the workload's nodes may be incomplete: discovery read "
+            + " and ".join(f"{len(r.entries):,} {r.fetch.name.replace('_', ' ')}" for r in cut)
+            + " and the logs held more; narrow the window, raise --fetch_limit, or pass "
+            "--node_names=NODE,NODE"
+        ]
+        if cut
+        else []
+    )
     if nodes:
         return dataclasses.replace(request, nodes=nodes), [
-            f"nodes of the workload: {', '.join(nodes)}"
+            f"nodes of the workload: {', '.join(nodes)}",
+            *partial,
         ]
     return dataclasses.replace(request, nodes=()), [
         "no nodes found for the workload in the window (no Scheduled events or lines); "
