@@ -263,3 +263,16 @@ def test_a_hosts_first_error_is_its_own_not_the_symptom_before_it(name: str) -> 
     got = {row["pod"]: row["first_error_time"] for row in json.loads(out)["failing_hosts"]}
     planted = {row["pod"]: row["first_error_time"] for row in expected(name)["failing_hosts"]}
     assert got == planted
+
+
+def test_a_failed_preflight_is_written_to_its_output_file(tmp_path: Path) -> None:
+    """A FAIL is a whole report: with --output it was thrown away like a run that broke."""
+    args = (*target_args("image-pull-backoff"), "--action=preflight", "--format=json")
+    code, out, err = run_cli(*args)
+    assert code == 1
+    path = tmp_path / "preflight.json"
+    code, written, err = run_cli(*args, f"--output={path}")
+    assert (code, written) == (1, "")
+    assert path.read_text() == out
+    assert json.loads(out)["status"] == "FAIL"
+    assert err.splitlines()[-1].startswith("error: preflight FAIL")

@@ -23,7 +23,7 @@ from pathways_workload.arguments import (
     target_flags,
     window_flags,
 )
-from pathways_workload.errors import ToolError, UsageError
+from pathways_workload.errors import CheckFailed, ToolError, UsageError
 from pathways_workload.output_file import destination
 from pathways_workload.output_stream import GuardedOutput, NotesOutput, standard_streams
 from pathways_workload.plan import Results
@@ -292,14 +292,20 @@ def main(
     err = cast(TextIO, VisibleControls(cast(TextIO, NotesOutput(err or stderr))))
     try:
         args = build_parser().parse_args(argv)
+        failed: CheckFailed | None = None
         with destination(args.output, out or stdout) as stream:
             guarded = GuardedOutput(stream)
             # JSON and HTML escape control characters their own way; text shows them.
             shown = VisibleControls(cast(TextIO, guarded)) if args.format == "text" else guarded
-            code = _run(args, clock, cast(TextIO, shown), err)
+            try:
+                code = _run(args, clock, cast(TextIO, shown), err)
+            except CheckFailed as error:  # a whole report that says FAIL: written all the same
+                failed, code = error, error.exit_code
             guarded.flush()
         if args.output not in (None, "-"):
             err.write(f"report written to {args.output}\n")
+        if failed is not None:
+            raise failed
         return code
     except ToolError as error:
         err.write(f"error: {error}\n")
