@@ -276,3 +276,16 @@ def test_a_failed_preflight_is_written_to_its_output_file(tmp_path: Path) -> Non
     assert path.read_text() == out
     assert json.loads(out)["status"] == "FAIL"
     assert err.splitlines()[-1].startswith("error: preflight FAIL")
+
+
+def test_preflight_coverage_counts_each_line_once() -> None:
+    """The head's probe and the workload's read hold the same lines: coverage counted them
+    twice (44 client lines where the containers table and triage said 22)."""
+    args = (*target_args("user-code-import-error"), "--format=json")
+    code, out, err = run_cli(*args, "--action=preflight")
+    assert code == 0, err
+    preflight = json.loads(out)["coverage"]["components"]
+    code, out, err = run_cli(*args, "--action=triage")
+    assert code == 0, err
+    triage = json.loads(out)["coverage"]["components"]
+    assert [row["lines_read"] for row in preflight] == [row["lines_read"] for row in triage]

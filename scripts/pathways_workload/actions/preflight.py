@@ -12,6 +12,7 @@ from pathways_workload.describe import container_of, pod_of
 from pathways_workload.plan import Results
 from pathways_workload.query import Request
 from pathways_workload.reports import TableReport
+from pathways_workload.shaping import identity
 from pathways_workload.sources.base import Entry, Fetch, Result
 
 
@@ -118,4 +119,6 @@ def _coverage(workload: list[Entry], results: Results) -> dict[str, Any]:
         "node logs": bool(results.entries(probes.NODE_ANY)),
         "serial console": bool(results.entries(probes.SERIAL_ANY)),
     }
-    return coverage.report(workload + results.entries(probes.HEAD_LINES), 0, found)
+    # The head's probe reads lines the workload's read may hold too: each counts once.
+    lines = {identity(e): e for e in [*workload, *results.entries(probes.HEAD_LINES)]}
+    return coverage.report(list(lines.values()), 0, found)
