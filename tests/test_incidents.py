@@ -289,3 +289,14 @@ def test_preflight_coverage_counts_each_line_once() -> None:
     assert code == 0, err
     triage = json.loads(out)["coverage"]["components"]
     assert [row["lines_read"] for row in preflight] == [row["lines_read"] for row in triage]
+
+
+@pytest.mark.parametrize("action", ["preflight", "pods", "neighbors", "versions", "triage"])
+def test_every_report_gives_its_window(action: str) -> None:
+    """The README says every report action's JSON has its `window`: pods, neighbors and
+    versions had none."""
+    code, out, err = run_cli(*target_args("host-oom-worker"), f"--action={action}", "--format=json")
+    assert code == 0, err
+    target = expected("host-oom-worker")["target"]
+    window = json.loads(out)["window"]
+    assert (window["start"], window["end"]) == (target["start_time"], target["end_time"])

@@ -279,6 +279,7 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
     nodes = list(request.nodes or ())
     data = {
         "action": "neighbors",
+        "window": request.window.as_json(),
         "nodes": nodes,
         "containers": rows,
         "outsiders": outsiders,

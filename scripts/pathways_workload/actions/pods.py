@@ -86,7 +86,13 @@ def present_pods(request: Request, results: Results) -> TableReport:
     rows = [_row(pod, entries) for pod, entries in sorted(grouped.items())]
     namespace = request.target.namespace
     cut = lines.truncated or events.truncated
-    data = {"action": "pods", "namespace": namespace, "pods": rows, "complete": not cut}
+    data = {
+        "action": "pods",
+        "window": request.window.as_json(),
+        "namespace": namespace,
+        "pods": rows,
+        "complete": not cut,
+    }
     note = budget_note(cut, "pods", max(lines.fetch.limit, events.fetch.limit))
     title = f"{len(rows)} pods in namespace {namespace}{note}"
     return TableReport(data, rows, title)

@@ -43,6 +43,7 @@ def present_versions(request: Request, results: Results) -> TableReport:
     cut = [result.fetch.query.purpose for result in results if result.truncated]
     data = {
         "action": "versions",
+        "window": request.window.as_json(),
         **found,
         "complete": not cut,
         "checks": checks_run(results, request.target.project, request.window),
