@@ -339,3 +339,21 @@ def test_a_node_action_without_nodes_still_reports_with_its_window(action: str) 
     if action == "neighbors":
         report = json.loads(out)
         assert (report["nodes"], report["containers"]) == ([], [])
+
+
+def test_neighbors_lists_a_container_on_each_node_it_logged_on(tmp_path: Path) -> None:
+    """A pod recreated under its own name (a StatefulSet's) on another node was one row, on
+    the first node only, with the lines of both."""
+    first, second = "gke-pw-cluster-tpu-np-1-aaaa", "gke-pw-cluster-tpu-np-1-bbbb"
+    entries = [
+        container_entry("Check failed: x", node=first, timestamp="2026-10-22T11:10:00Z"),
+        container_entry("Check failed: y", node=second, timestamp="2026-10-22T11:20:00Z"),
+        container_entry("Check failed: z", node=second, timestamp="2026-10-22T11:21:00Z"),
+    ]
+    path = tmp_path / "moved.json"
+    path.write_text(json.dumps(entries))
+    args = (f"--logs_file={path}", "--jobset_name=llama-train", "--action=neighbors")
+    code, out, err = run_cli(*args, "--format=json")
+    assert code == 0, err
+    rows = [(row["node"], row["lines"]) for row in json.loads(out)["containers"]]
+    assert rows == [(first, 1), (second, 2)]

@@ -263,12 +263,15 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
     limit = sum(result.fetch.limit for result in read)
     member = compile_checked(selectors.container_lines(request.target))
     rows: list[dict[str, Any]] = []
-    for name, entries in sorted(per_key(results.entries("neighbors"), where).items()):
+    # A row per container and node: a pod recreated under its name may run on another node.
+    grouped = per_key(results.entries("neighbors"), lambda e: f"{where(e)}\n{node_of(e) or ''}")
+    for key, entries in sorted(grouped.items()):
+        name, node = key.split("\n")
         first, last = time_span(entries)
         rows.append(
             {
                 "container": name,
-                "node": node_of(entries[0]) or "",
+                "node": node,
                 "workload": "yes" if member.matches(entries[0]) else "NO",
                 "lines": len(entries),
                 "first": first,
