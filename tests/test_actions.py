@@ -35,6 +35,7 @@ from tests.helpers import (
     queries_of,
     run_cli,
     scheduled_event,
+    serial_line,
 )
 from tests.test_cli_hardening import INCIDENT
 
@@ -357,3 +358,29 @@ def test_neighbors_lists_a_container_on_each_node_it_logged_on(tmp_path: Path) -
     assert code == 0, err
     rows = [(row["node"], row["lines"]) for row in json.loads(out)["containers"]]
     assert rows == [(first, 1), (second, 2)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # Kernels before the 'Memory cgroup out of memory:' prefix, and before that the line
+        # that named the victim first (node-problem-detector's kernel-monitor matches both).
+        "[11686.043647] Killed process 2603 (pathways-worker) total-vm:1498536kB, "
+        "anon-rss:721784kB, file-rss:4228kB",
+        "[11686.043641] Out of memory: Kill process 2603 (pathways-worker) score 761 or "
+        "sacrifice child",
+    ],
+)
+def test_node_ooms_finds_the_kernel_s_older_oom_kill_lines(tmp_path: Path, line: str) -> None:
+    node = "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2"
+    entries = [
+        container_entry("Check failed: x", node=node),
+        serial_line(line, node, "2026-10-22T11:29:59Z"),
+    ]
+    path = tmp_path / "oom.json"
+    path.write_text(json.dumps(entries))
+    code, out, err = run_cli(
+        f"--logs_file={path}", "--jobset_name=llama-train", "--action=node-ooms"
+    )
+    assert code == 0, err
+    assert line in out

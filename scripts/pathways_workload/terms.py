@@ -1121,6 +1121,24 @@ NODE_OOM_CATALOGUE = (
         "INFO",
     ),
     term(
+        "Killed process",
+        "[11686.043647] Killed process 2603 (flasherav) total-vm:1498536kB, anon-rss:721784kB, "
+        "file-rss:4228kB",
+        "torvalds/linux mm/oom_kill.c (__oom_kill_process: kernels before commit c797bc88 "
+        "print it without the 'Memory cgroup out of memory:' prefix); node-problem-detector "
+        "config/kernel-monitor.json matches 'Killed process \\d+ (.+) total-vm:'",
+        SERIAL_CONSOLE,
+        "INFO",
+    ),
+    term(
+        "or sacrifice child",
+        "[11686.043641] Out of memory: Kill process 2603 (flasherav) score 761 or sacrifice child",
+        "torvalds/linux mm/oom_kill.c (oom_kill_process, before its 'Kill process ... or "
+        "sacrifice child' line was removed); node-problem-detector config/kernel-monitor.json",
+        SERIAL_CONSOLE,
+        "INFO",
+    ),
+    term(
         "invoked oom-killer",
         "[337533.314300] python3 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, "
         "oom_score_adj=-997",
