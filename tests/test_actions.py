@@ -384,3 +384,24 @@ def test_node_ooms_finds_the_kernel_s_older_oom_kill_lines(tmp_path: Path, line:
     )
     assert code == 0, err
     assert line in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Newly available but inactive slices {1}",
+        "Waiting for 2 slices. Poll interval: 10, Timeout: 600",
+        "Started a checkpoint and a new slice is available. Waiting for current checkpoint to "
+        "finish before interrupting.",
+    ],
+)
+def test_elastic_shows_a_slice_coming_back(tmp_path: Path, line: str) -> None:
+    """pathwaysutils and MaxText say so in these words (the term was a guessed wording)."""
+    client = {"pod": "llama-train-pathways-head-0-0-abcde", "container": "jax-tpu"}
+    entries = [container_entry(line, **client, severity="INFO")]
+    path = tmp_path / "elastic.json"
+    path.write_text(json.dumps(entries))
+    args = (f"--logs_file={path}", "--jobset_name=llama-train", "--action=elastic")
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    assert line in out

@@ -916,6 +916,28 @@ ELASTIC_CATALOGUE = (
         "INFO",
     ),
     term(
+        "Newly available but inactive slices",
+        "Newly available but inactive slices {1}",
+        PATHWAYS_UTILS + "pathwaysutils/elastic/manager.py (the monitor thread)",
+        CLIENT,
+        "INFO",
+    ),
+    term(
+        "slices. Poll interval",
+        "Waiting for 2 slices. Poll interval: 10, Timeout: 600",
+        PATHWAYS_UTILS + "pathwaysutils/elastic/manager.py",
+        CLIENT,
+        "INFO",
+    ),
+    term(
+        "a new slice is available",
+        "Started a checkpoint and a new slice is available. Waiting for current checkpoint to "
+        "finish before interrupting.",
+        ELASTIC_UTILS,
+        CLIENT,
+        "INFO",
+    ),
+    term(
         "slice down",
         "Caught an error that may or may not be due to slice down (matched "
         "_ELASTIC_DOWN_ADDITIONAL_ERROR_TYPES). This error will be treated as due to slice down.",
