@@ -405,3 +405,21 @@ def test_elastic_shows_a_slice_coming_back(tmp_path: Path, line: str) -> None:
     code, out, err = run_cli(*args)
     assert code == 0, err
     assert line in out
+
+
+@pytest.mark.parametrize(
+    "method", ["compute.instances.stoppedDueToPdDoubleServe", "compute.instances.kmsKeyError"]
+)
+def test_interruptions_finds_every_reason_gke_counts(tmp_path: Path, method: str) -> None:
+    """GKE's interruption metric counts these system events as "Other" interruptions."""
+    node = "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2"
+    entries = [
+        container_entry("Check failed: x", node=node),
+        audit_event(method, node, "2026-10-22T11:29:00Z"),
+    ]
+    path = tmp_path / "stopped.json"
+    path.write_text(json.dumps(entries))
+    args = (f"--logs_file={path}", "--jobset_name=llama-train", "--action=interruptions")
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    assert method in out

@@ -1214,6 +1214,11 @@ INTERRUPTION_METHOD_CATALOGUE = (
         "scylladb/scylla-cluster-tests unit test (FakeGceLogClient.get_system_events)",
     ),
     audit_term("compute.instances.instanceManagerHaltForRestart"),
+    audit_term("compute.instances.stoppedDueToPdDoubleServe"),
+    audit_term("compute.instances.kmsKeyError"),
+    audit_term("compute.instances.shredmillKeyError"),
+    audit_term("compute.instances.invalidVmImage"),
+    audit_term("compute.instances.scratchDiskCreationFailed"),
 )
 INTERRUPTION_METHODS = texts(INTERRUPTION_METHOD_CATALOGUE)
 
