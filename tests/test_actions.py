@@ -423,3 +423,22 @@ def test_interruptions_finds_every_reason_gke_counts(tmp_path: Path, method: str
     code, out, err = run_cli(*args)
     assert code == 0, err
     assert method in out
+
+
+def test_a_node_name_a_log_line_gives_cannot_break_the_query(tmp_path: Path) -> None:
+    """A Scheduled message ending `to gke-x";rm` went into the interruptions filter as a
+    node: a syntax error at a line of the tool's own filter (exit 2). What cannot be a node's
+    name is left out, as print mode's guard leaves it out."""
+    node = "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2"
+    entries = [
+        container_entry("Check failed: x", node=node),
+        scheduled_event("llama-train-worker-0-1-abcde", 'gke-x";rm'),
+        audit_event("compute.instances.hostError", node, "2026-10-22T11:29:00Z"),
+    ]
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(entries))
+    args = (f"--logs_file={path}", "--jobset_name=llama-train", "--action=interruptions")
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    assert "compute.instances.hostError" in out
+    assert 'gke-x";rm' not in err

@@ -10,10 +10,13 @@ from pathways_workload.describe import entry_labels, message
 from pathways_workload.sources.base import Result
 
 ASSIGNED_RE = re.compile(r"Successfully assigned \S+ to (\S+)")
+# What can be a node's name (as print mode's guard says): nothing a log line says can widen
+# or break a query built from the names.
+NODE_NAME_RE = re.compile(r"[a-z0-9][-a-z0-9.]*")
 
 
 def nodes_from(results: Sequence[Result]) -> tuple[str, ...]:
-    """Node names found in discovery results, sorted."""
+    """Node names found in discovery results, sorted (what cannot be a name is left out)."""
     found: set[str] = set()
     for result in results:
         for entry in result.entries:
@@ -23,4 +26,4 @@ def nodes_from(results: Sequence[Result]) -> tuple[str, ...]:
             node = entry_labels(entry).get(labels.NODE)
             if isinstance(node, str) and node:
                 found.add(node)
-    return tuple(sorted(found))
+    return tuple(sorted(name for name in found if NODE_NAME_RE.fullmatch(name)))

@@ -16,7 +16,7 @@ from pathways_workload.actions.tally import budget_note, per_key, report_limit, 
 from pathways_workload.commands import gcloud_command
 from pathways_workload.describe import node_of, where
 from pathways_workload.filters import compile_checked
-from pathways_workload.node_discovery import nodes_from
+from pathways_workload.node_discovery import NODE_NAME_RE, nodes_from
 from pathways_workload.plan import Chain, Results, Stage
 from pathways_workload.query import Request
 from pathways_workload.reports import TableReport
@@ -30,7 +30,7 @@ NODE_OUTPUT = {
     NODE_LINES: (f'value(labels."{labels.NODE}")', ""),
 }
 # Only names that can be nodes go into a printed filter (nothing a log line says can widen it).
-NODE_NAME_GUARD = "grep -E '^[a-z0-9][-a-z0-9.]*$' | sort -u"
+NODE_NAME_GUARD = f"grep -E '^{NODE_NAME_RE.pattern}$' | sort -u"
 
 
 def _discover(request: Request, _: Results) -> list[Fetch]:
