@@ -6,6 +6,7 @@ import json
 import shlex
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -223,6 +224,15 @@ def test_json_print_mode_gives_the_follow_up_note_on_stderr(name: str) -> None:
     assert "for the first `Traceback (most recent call last):` line of each container" in err
 
 
+def _replay(
+    tmp_path: Path, entries: list[dict[str, Any]], action: str, *flags: str
+) -> tuple[int, str, str]:
+    """Run an action of the llama-train JobSet over an export of `entries`."""
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries))
+    return run_cli(f"--logs_file={path}", "--jobset_name=llama-train", f"--action={action}", *flags)
+
+
 def test_the_sidecar_action_reads_the_workers_whatever_the_sidecar_is_called(
     tmp_path: Path,
 ) -> None:
@@ -233,20 +243,15 @@ def test_the_sidecar_action_reads_the_workers_whatever_the_sidecar_is_called(
         container_entry("Segmentation fault", container="my-sidecar"),
         container_entry(f"{waiting} (retrying)", severity="INFO", timestamp="2026-10-22T11:30:01Z"),
     ]
-    path = tmp_path / "sidecar.json"
-    path.write_text(json.dumps(entries))
-    code, out, err = run_cli(
-        f"--logs_file={path}",
-        "--jobset_name=llama-train",
-        "--action=colocated-python-sidecar",
-        "--container_names=my-sidecar",
+    code, out, err = _replay(
+        tmp_path, entries, "colocated-python-sidecar", "--container_names=my-sidecar"
     )
     assert code == 0, err
     assert "Segmentation fault" in out
     assert waiting in out
 
 
-def _traceback_and_crashes(tmp_path: Path) -> str:
+def _traceback_and_crashes() -> list[dict[str, Any]]:
     """A client with two tracebacks (header ERROR, exception INFO) and four workers' crashes:
     six lines match `errors`, and the first exception rides along after its header."""
     head = {"pod": "llama-train-pathways-head-0-0-abcde", "container": "jax-tpu"}
@@ -272,9 +277,7 @@ def _traceback_and_crashes(tmp_path: Path) -> str:
         )
         for index in range(4)
     ]
-    path = tmp_path / "tracebacks.json"
-    path.write_text(json.dumps(entries))
-    return f"--logs_file={path}"
+    return entries
 
 
 def test_a_line_shown_with_its_traceback_takes_no_place_under_the_limits(
@@ -283,13 +286,12 @@ def test_a_line_shown_with_its_traceback_takes_no_place_under_the_limits(
     """The exception shown after its header counted against --fetch_limit (a pod that was
     fetched was dropped, and the note said the limit was hit) and against --limit's count
     of hidden lines (3 said where 4 were hidden)."""
-    export = _traceback_and_crashes(tmp_path)
-    base = (export, "--jobset_name=llama-train", "--action=errors")
-    code, out, err = run_cli(*base, "--first_per_pod=1", "--fetch_limit=6")
+    entries = _traceback_and_crashes()
+    code, out, err = _replay(tmp_path, entries, "errors", "--first_per_pod=1", "--fetch_limit=6")
     assert code == 0, err
     assert all(f"Check failed: x{index}" in out for index in range(4))
     assert "--fetch_limit=6 was hit" not in err
-    code, out, err = run_cli(*base, "--limit=3")
+    code, out, err = _replay(tmp_path, entries, "errors", "--limit=3")
     assert code == 0, err
     assert "ValueError: bad thing happened" in out
     assert "--limit=3 cut the output: 4 more matching lines are not shown" in err
@@ -312,15 +314,12 @@ def test_node_discovery_reads_every_scheduled_event_and_says_when_it_could_not(
             entries.append(scheduled_event(pod, node, timestamp=stamp))
     spare = "gke-pw-cluster-spare-0299"
     entries.append(audit_event("compute.instances.hostError", spare, "2026-10-22T11:40:00Z"))
-    path = tmp_path / "restarts.json"
-    path.write_text(json.dumps(entries))
-    base = (f"--logs_file={path}", "--jobset_name=llama-train", "--action=interruptions")
-    code, out, err = run_cli(*base)
+    code, out, err = _replay(tmp_path, entries, "interruptions")
     assert code == 0, err
     assert "compute.instances.hostError" in out
     assert "may be incomplete" not in err
     monkeypatch.setattr(tally, "REPORT_PAGES", 0)  # read only --fetch_limit lines
-    code, out, err = run_cli(*base)
+    code, out, err = _replay(tmp_path, entries, "interruptions")
     assert code == 0, err
     assert (
         "note: the workload's nodes may be incomplete: discovery read 1,000 scheduled and "
@@ -351,10 +350,7 @@ def test_neighbors_lists_a_container_on_each_node_it_logged_on(tmp_path: Path) -
         container_entry("Check failed: y", node=second, timestamp="2026-10-22T11:20:00Z"),
         container_entry("Check failed: z", node=second, timestamp="2026-10-22T11:21:00Z"),
     ]
-    path = tmp_path / "moved.json"
-    path.write_text(json.dumps(entries))
-    args = (f"--logs_file={path}", "--jobset_name=llama-train", "--action=neighbors")
-    code, out, err = run_cli(*args, "--format=json")
+    code, out, err = _replay(tmp_path, entries, "neighbors", "--format=json")
     assert code == 0, err
     rows = [(row["node"], row["lines"]) for row in json.loads(out)["containers"]]
     assert rows == [(first, 1), (second, 2)]
@@ -377,11 +373,7 @@ def test_node_ooms_finds_the_kernel_s_older_oom_kill_lines(tmp_path: Path, line:
         container_entry("Check failed: x", node=node),
         serial_line(line, node, "2026-10-22T11:29:59Z"),
     ]
-    path = tmp_path / "oom.json"
-    path.write_text(json.dumps(entries))
-    code, out, err = run_cli(
-        f"--logs_file={path}", "--jobset_name=llama-train", "--action=node-ooms"
-    )
+    code, out, err = _replay(tmp_path, entries, "node-ooms")
     assert code == 0, err
     assert line in out
 
@@ -399,10 +391,7 @@ def test_elastic_shows_a_slice_coming_back(tmp_path: Path, line: str) -> None:
     """pathwaysutils and MaxText say so in these words (the term was a guessed wording)."""
     client = {"pod": "llama-train-pathways-head-0-0-abcde", "container": "jax-tpu"}
     entries = [container_entry(line, **client, severity="INFO")]
-    path = tmp_path / "elastic.json"
-    path.write_text(json.dumps(entries))
-    args = (f"--logs_file={path}", "--jobset_name=llama-train", "--action=elastic")
-    code, out, err = run_cli(*args)
+    code, out, err = _replay(tmp_path, entries, "elastic")
     assert code == 0, err
     assert line in out
 
@@ -417,10 +406,7 @@ def test_interruptions_finds_every_reason_gke_counts(tmp_path: Path, method: str
         container_entry("Check failed: x", node=node),
         audit_event(method, node, "2026-10-22T11:29:00Z"),
     ]
-    path = tmp_path / "stopped.json"
-    path.write_text(json.dumps(entries))
-    args = (f"--logs_file={path}", "--jobset_name=llama-train", "--action=interruptions")
-    code, out, err = run_cli(*args)
+    code, out, err = _replay(tmp_path, entries, "interruptions")
     assert code == 0, err
     assert method in out
 
@@ -435,10 +421,7 @@ def test_a_node_name_a_log_line_gives_cannot_break_the_query(tmp_path: Path) -> 
         scheduled_event("llama-train-worker-0-1-abcde", 'gke-x";rm'),
         audit_event("compute.instances.hostError", node, "2026-10-22T11:29:00Z"),
     ]
-    path = tmp_path / "odd.json"
-    path.write_text(json.dumps(entries))
-    args = (f"--logs_file={path}", "--jobset_name=llama-train", "--action=interruptions")
-    code, out, err = run_cli(*args)
+    code, out, err = _replay(tmp_path, entries, "interruptions")
     assert code == 0, err
     assert "compute.instances.hostError" in out
     assert 'gke-x";rm' not in err
