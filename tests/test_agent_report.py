@@ -249,3 +249,17 @@ def test_triage_reads_every_container_whatever_container_names_says() -> None:
     narrowed = json.loads(out)
     for key in ("root_cause", "failing_hosts", "coverage"):
         assert narrowed[key] == whole[key], key
+
+
+def test_next_steps_for_a_workload_that_never_logged_say_why_it_did_not_start() -> None:
+    """Its pods never started (the JobSet's name is too long): `next` named the
+    per-container actions, which have nothing to read; SKILL.md sends such a workload to
+    its events and the cluster's summary."""
+    args = (*target_args("jobset-name-too-long"), "--action=triage", "--format=json")
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["next"] == ["--action=pod-events", "--action=summary", "--action=preflight"]
+    code, out, err = run_cli(*target_args("host-oom-worker"), "--action=triage", "--format=json")
+    assert code == 0, err
+    assert "next" not in json.loads(out) or "--action=summary" not in json.loads(out)["next"]

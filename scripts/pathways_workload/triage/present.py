@@ -17,6 +17,8 @@ NEXT_STEPS = (
     "--action=user-workload --min_severity=DEFAULT",
     "--extra_terms=<strings your workload logs when it fails>",
 )
+# When the workload's containers logged nothing: why its pods did not start, or never ran.
+NEVER_STARTED_STEPS = ("--action=pod-events", "--action=summary", "--action=preflight")
 VERSION_COMPONENTS = ("server", "proxy", "sidecar", "jax")
 
 
@@ -32,7 +34,10 @@ def present_triage(request: Request, results: Results) -> TriageReport:
     }
     root = data["root_cause"]
     if root is None or (root["scenario"] is None and not root["downstream_only"]):
-        data["next"] = list(NEXT_STEPS)
+        logged = any(
+            kind["seen"] for kind in data["coverage"]["kinds"] if kind["kind"] == "container logs"
+        )
+        data["next"] = list(NEXT_STEPS if logged else NEVER_STARTED_STEPS)
     return TriageReport(data)
 
 
