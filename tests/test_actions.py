@@ -425,3 +425,18 @@ def test_a_node_name_a_log_line_gives_cannot_break_the_query(tmp_path: Path) -> 
     assert code == 0, err
     assert "compute.instances.hostError" in out
     assert 'gke-x";rm' not in err
+
+
+def test_neighbors_names_the_nodes_nothing_logged_on(tmp_path: Path) -> None:
+    """A node --node_names names that logged nothing was counted among the nodes the
+    containers logged on, and not named."""
+    node = "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2"
+    entries = [container_entry("Check failed: x", node=node)]
+    nodes = f"--node_names={node},gke-pw-cluster-tpu-np-1-gone"
+    code, out, err = _replay(tmp_path, entries, "neighbors", nodes, "--format=json")
+    assert code == 0, err
+    assert json.loads(out)["silent_nodes"] == ["gke-pw-cluster-tpu-np-1-gone"]
+    code, out, err = _replay(tmp_path, entries, "neighbors", nodes)
+    assert code == 0, err
+    assert out.splitlines()[0].startswith("1 containers logged on 1 of 2 nodes")
+    assert "- nothing logged in the window on: gke-pw-cluster-tpu-np-1-gone" in out

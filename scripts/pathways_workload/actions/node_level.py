@@ -288,8 +288,12 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
         "outsiders": outsiders,
         "complete": not truncated,
     }
+    silent = sorted(set(nodes) - {row["node"] for row in rows})
+    data["silent_nodes"] = silent
+    logged_on = f"{len(nodes) - len(silent)} of {len(nodes)}" if silent else f"{len(nodes)}"
     title = (
-        f"{len(rows)} containers logged on {len(nodes)} nodes; {outsiders} not part of the "
+        f"{len(rows)} containers logged on {logged_on} nodes; {outsiders} not part of the "
         f"workload{budget_note(truncated, 'containers', limit)}"
     )
-    return TableReport(data, rows, title)
+    footer = (f"- nothing logged in the window on: {', '.join(silent)}",) if silent else ()
+    return TableReport(data, rows, title, footer)
