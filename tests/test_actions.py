@@ -338,7 +338,7 @@ def test_a_node_action_without_nodes_still_reports_with_its_window(action: str) 
     assert "window: " in err
     if action == "neighbors":
         report = json.loads(out)
-        assert (report["nodes"], report["containers"]) == ([], [])
+        assert (report["nodes"], report["containers"], report["complete"]) == ([], [], False)
 
 
 def test_neighbors_lists_a_container_on_each_node_it_logged_on(tmp_path: Path) -> None:
@@ -440,3 +440,15 @@ def test_neighbors_names_the_nodes_nothing_logged_on(tmp_path: Path) -> None:
     assert code == 0, err
     assert out.splitlines()[0].startswith("1 containers logged on 1 of 2 nodes")
     assert "- nothing logged in the window on: gke-pw-cluster-tpu-np-1-gone" in out
+
+
+def test_neighbors_takes_any_container_name(tmp_path: Path) -> None:
+    """Rows were keyed by a joined text split again on a newline: a name holding one
+    exited 70."""
+    node = "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2"
+    entries = [container_entry("x", node=node), container_entry("y", node=node, container="a\nb")]
+    code, out, err = _replay(
+        tmp_path, entries, "neighbors", f"--node_names={node}", "--format=json"
+    )
+    assert code == 0, err
+    assert len(json.loads(out)["containers"]) == 2

@@ -351,6 +351,7 @@ def test_values_that_would_mislead_print_mode_are_refused(argv: tuple[str, ...],
         "--start_time=2026-03-10T11:00:-9.5Z",
         "--start_time=2026-+3-10T11:00:00.5Z",
         "--start_time=2026- 3-10T+1:00:00.5Z",
+        "--start_time=2026-10-22T11:10:00.Z",
     ],
 )
 def test_impossible_times_are_refused_with_a_fraction_too(value: str) -> None:

@@ -713,3 +713,23 @@ def test_entries_without_an_insert_id_are_each_kept(tmp_path: Path) -> None:
     code, out, err = run_cli(*ERRORS, f"--logs_file={path}", "--format=json")
     assert code == 0, err
     assert len(out.splitlines()) == 3
+
+
+@pytest.mark.parametrize("comma", ["", ","])
+def test_blank_lines_after_a_large_arrays_bracket(tmp_path: Path, comma: str) -> None:
+    """An array of one entry per line, read in blocks of 4 MiB: its last entry, followed by
+    `]` and blank lines, went into a block as if it had a comma; the tail then reported a
+    comma that was not there (exit 5). A real one is still refused."""
+    filler = container_entry("fine " + "x" * 600, severity="INFO", timestamp="2026-10-22T11:40:00Z")
+    entries = _entries() + [filler] * 8000
+    text = "[\n" + ",\n".join(json.dumps(entry) for entry in entries) + f"{comma}\n]\n\n\n"
+    path = tmp_path / "a.json"
+    path.write_text(text)
+    assert path.stat().st_size > 5 << 20
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    if comma:
+        assert code == 5, err
+        assert "a comma after the array's last entry" in err.splitlines()[-1]
+    else:
+        assert code == 0, err
+        assert _messages(out) == ["Check failed: one", "Check failed: two"]

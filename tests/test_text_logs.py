@@ -516,6 +516,15 @@ def test_a_json_line_is_read_as_exports_are_and_refused_as_they_are(tmp_path: Pa
     )
     assert code == 0, err
     assert "CRITICAL rl-actor-0-abcde/main: boom" in out.replace("default/", "")
+    code, out, err = run_cli(
+        f"--logs_file={log}",
+        *window,
+        "--action=query",
+        "--filter=severity>=CRITICAL",
+        "--format=json",
+    )
+    assert code == 0, err
+    assert f'"n":{digits}' in out  # as an export's number, its text kept
     for name, body, what in (
         ("deep.log", '{"message": "x", "d": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deeply"),
         ("lone.log", '{"message": "x \\ud800"}', "surrogate"),

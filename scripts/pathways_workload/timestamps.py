@@ -39,7 +39,7 @@ def parse_timestamp_ns(text: str) -> int:
     digits (more are truncated) and no offset (UTC). Raises ValueError otherwise.
     """
     if (
-        20 < len(text) <= 30
+        21 < len(text) <= 30  # a fraction of one digit or more
         and text[-1] == "Z"
         and text[19] == "."
         and text[10] == "T"

@@ -224,6 +224,8 @@ def test_render_cuts_long_lines_around_the_column() -> None:
         ('textPayload:"日本語" )', 'textPayload:"日本語" )', 21),
         # A combining accent takes none.
         ('textPayload:"e\u0301" )', 'textPayload:"e\u0301" )', 16),
+        # Zero-width spaces (format characters) take none.
+        ('textPayload:"a\u200bb" )', 'textPayload:"a\u200bb" )', 17),
         # A carriage return is shown, not obeyed (it hid the start of the line).
         ('textPayload:"a\rb" )', 'textPayload:"a\\x0db" )', 21),
     ],

@@ -12,7 +12,7 @@ from typing import Any
 
 from pathways_workload import filters, labels, selectors, terms
 from pathways_workload.actions.common import fetch, narrowing
-from pathways_workload.actions.tally import budget_note, per_key, report_limit, time_span
+from pathways_workload.actions.tally import budget_note, report_limit, time_span
 from pathways_workload.commands import gcloud_command
 from pathways_workload.describe import node_of, where
 from pathways_workload.filters import compile_checked
@@ -264,9 +264,10 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
     member = compile_checked(selectors.container_lines(request.target))
     rows: list[dict[str, Any]] = []
     # A row per container and node: a pod recreated under its name may run on another node.
-    grouped = per_key(results.entries("neighbors"), lambda e: f"{where(e)}\n{node_of(e) or ''}")
-    for key, entries in sorted(grouped.items()):
-        name, node = key.split("\n")
+    grouped: dict[tuple[str, str], list[Entry]] = {}
+    for entry in results.entries("neighbors"):
+        grouped.setdefault((where(entry), node_of(entry) or ""), []).append(entry)
+    for (name, node), entries in sorted(grouped.items()):
         first, last = time_span(entries)
         rows.append(
             {
@@ -286,7 +287,7 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
         "nodes": nodes,
         "containers": rows,
         "outsiders": outsiders,
-        "complete": not truncated,
+        "complete": not truncated and bool(nodes),  # with no node, nothing was read
     }
     silent = sorted(set(nodes) - {row["node"] for row in rows})
     data["silent_nodes"] = silent

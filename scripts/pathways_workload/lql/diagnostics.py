@@ -90,11 +90,11 @@ class LqlUnsupportedError(LqlError):
 
 def display_width(text: str) -> int:
     """How many terminal cells `text` takes: wide (East Asian) characters two, combining
-    marks none, the rest one."""
+    marks and format characters none, the rest one."""
     width = 0
     for char in text:
-        if unicodedata.combining(char):
-            continue
+        if unicodedata.combining(char) or unicodedata.category(char) == "Cf":
+            continue  # combining marks and format characters (zero-width space) take none
         width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
     return width
 

@@ -178,10 +178,13 @@ class LineFraming:
         """
         end = data.rfind(b"\n", 0, len(data) if size is None else size)
         if self.commas:
-            for _ in range(2):
-                if end <= 0 or data[end - 1 : end] == b"," or data[end - 2 : end] == b",\r":
+            steps = 0  # lines stepped over: the last record and the `]` (blank ones are free)
+            while steps < 2 and end > 0:
+                if data[end - 1 : end] == b"," or data[end - 2 : end] == b",\r":
                     break
-                end = data.rfind(b"\n", 0, end)
+                start = data.rfind(b"\n", 0, end)
+                steps += bool(bytes(data[start + 1 : end]).strip())
+                end = start
         return end + 1
 
     def start(self, block: bytes, position: int) -> int:

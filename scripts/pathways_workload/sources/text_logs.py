@@ -35,14 +35,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pathways_workload.errors import InputFileError
-from pathways_workload.exact_json import NotText, parse_entry
+from pathways_workload.exact_json import NotText, output_line, parse_entry
 from pathways_workload.labels import TIME_GUESSED
 from pathways_workload.lql.values import SEVERITY_NAMES, severity_level
 from pathways_workload.pod_names import implied_labels
@@ -356,7 +355,7 @@ class _Transcript:
                 raise refuse(self._name, number, "its JSON object is nested too deeply") from None
             except NotText as error:
                 raise refuse(self._name, number, str(error)) from None
-            raw = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+            raw = output_line(entry).encode()  # numbers keep their text
             yield TextRecord(number, raw, entry)
 
     def _who(self, number: int, line: TextLine) -> Who:
