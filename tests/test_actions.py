@@ -356,26 +356,40 @@ def test_neighbors_lists_a_container_on_each_node_it_logged_on(tmp_path: Path) -
     assert rows == [(first, 1), (second, 2)]
 
 
+NODE = "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2"
+
+
 @pytest.mark.parametrize(
-    "line",
+    ("action", "found", "entry"),
     [
         # Kernels before the 'Memory cgroup out of memory:' prefix, and before that the line
         # that named the victim first (node-problem-detector's kernel-monitor matches both).
-        "[11686.043647] Killed process 2603 (pathways-worker) total-vm:1498536kB, "
-        "anon-rss:721784kB, file-rss:4228kB",
-        "[11686.043641] Out of memory: Kill process 2603 (pathways-worker) score 761 or "
-        "sacrifice child",
+        *(
+            ("node-ooms", line, serial_line(line, NODE, "2026-10-22T11:29:59Z"))
+            for line in (
+                "[11686.043647] Killed process 2603 (pathways-worker) total-vm:1498536kB, "
+                "anon-rss:721784kB, file-rss:4228kB",
+                "[11686.043641] Out of memory: Kill process 2603 (pathways-worker) score 761 or "
+                "sacrifice child",
+            )
+        ),
+        # GKE's interruption metric counts these system events as "Other" interruptions.
+        *(
+            ("interruptions", method, audit_event(method, NODE, "2026-10-22T11:29:00Z"))
+            for method in (
+                "compute.instances.stoppedDueToPdDoubleServe",
+                "compute.instances.kmsKeyError",
+            )
+        ),
     ],
 )
-def test_node_ooms_finds_the_kernel_s_older_oom_kill_lines(tmp_path: Path, line: str) -> None:
-    node = "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2"
-    entries = [
-        container_entry("Check failed: x", node=node),
-        serial_line(line, node, "2026-10-22T11:29:59Z"),
-    ]
-    code, out, err = _replay(tmp_path, entries, "node-ooms")
+def test_a_node_action_finds_what_the_kernel_and_gce_say_on_the_workload_s_node(
+    tmp_path: Path, action: str, found: str, entry: dict[str, Any]
+) -> None:
+    entries = [container_entry("Check failed: x", node=NODE), entry]
+    code, out, err = _replay(tmp_path, entries, action)
     assert code == 0, err
-    assert line in out
+    assert found in out
 
 
 @pytest.mark.parametrize(
@@ -394,21 +408,6 @@ def test_elastic_shows_a_slice_coming_back(tmp_path: Path, line: str) -> None:
     code, out, err = _replay(tmp_path, entries, "elastic")
     assert code == 0, err
     assert line in out
-
-
-@pytest.mark.parametrize(
-    "method", ["compute.instances.stoppedDueToPdDoubleServe", "compute.instances.kmsKeyError"]
-)
-def test_interruptions_finds_every_reason_gke_counts(tmp_path: Path, method: str) -> None:
-    """GKE's interruption metric counts these system events as "Other" interruptions."""
-    node = "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2"
-    entries = [
-        container_entry("Check failed: x", node=node),
-        audit_event(method, node, "2026-10-22T11:29:00Z"),
-    ]
-    code, out, err = _replay(tmp_path, entries, "interruptions")
-    assert code == 0, err
-    assert method in out
 
 
 def test_a_node_name_a_log_line_gives_cannot_break_the_query(tmp_path: Path) -> None:

@@ -511,18 +511,11 @@ def test_a_json_line_is_read_as_exports_are_and_refused_as_they_are(tmp_path: Pa
         f'{prefix}{{"severity": "CRITICAL", "message": "boom", "n": {digits}}}\n',
     )
     window = ("--start_time=2026-08-09T08:00:00Z", "--end_time=2026-08-09T09:00:00Z")
-    code, out, err = run_cli(
-        f"--logs_file={log}", *window, "--action=query", "--filter=severity>=CRITICAL"
-    )
+    query = (f"--logs_file={log}", *window, "--action=query", "--filter=severity>=CRITICAL")
+    code, out, err = run_cli(*query)
     assert code == 0, err
     assert "CRITICAL rl-actor-0-abcde/main: boom" in out.replace("default/", "")
-    code, out, err = run_cli(
-        f"--logs_file={log}",
-        *window,
-        "--action=query",
-        "--filter=severity>=CRITICAL",
-        "--format=json",
-    )
+    code, out, err = run_cli(*query, "--format=json")
     assert code == 0, err
     assert f'"n":{digits}' in out  # as an export's number, its text kept
     for name, body, what in (

@@ -56,7 +56,7 @@ def components(lines: Sequence[Entry], expected_hosts: int) -> list[dict[str, An
     """Per component: pods, lines read, first and last line; a note when it is a gap."""
     rows = []
     known = {name for _, containers, _ in COMPONENTS for name in containers}
-    others = sorted({str(container_of(entry)) for entry in lines} - known - {"None"})
+    others = sorted({name for entry in lines if (name := container_of(entry))} - known)
     for name, containers, required in COMPONENTS:
         own = [entry for entry in lines if container_of(entry) in containers]
         first, last = _span(own)

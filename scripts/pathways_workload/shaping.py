@@ -101,11 +101,11 @@ def shape(
     that ends a traceback, after its header).
     """
     attached = attached or {}
-    merged = merge(results, options.order, list(attached.values()))
+    fetched = merge(results, options.order)  # what the queries matched: no attached line
+    merged = merge([], options.order, [*fetched, *attached.values()]) if attached else fetched
     notes = []
     if options.first_per_pod:
         totals = _group_totals(results, attached)
-        fetched = merge(results, options.order)  # what --fetch_limit counts: no attached line
         cut = len(fetched) > options.fetch_limit or any(r.truncated for r in results)
         if totals is None and cut:
             notes.append(
@@ -128,7 +128,7 @@ def shape(
             notes.append(f"note: --limit={options.limit} cut the grouped output")
         return Stream([e for g in kept for e in g.entries], kept, notes)
     if len(merged) > options.limit or any(r.truncated for r in results):
-        fetched_ids = {identity(e) for result in results for e in result.entries}
+        fetched_ids = set(map(identity, fetched))
         riding = sum(identity(e) not in fetched_ids for e in merged[: options.limit])
         notes.append(_cut_note(len(merged), results, options, riding))
     return Stream(merged[: options.limit], None, notes)

@@ -20,7 +20,7 @@ from pathways_workload.node_discovery import NODE_NAME_RE, nodes_from
 from pathways_workload.plan import Chain, Results, Stage
 from pathways_workload.query import Request
 from pathways_workload.reports import TableReport
-from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch
+from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
 
 NODES_SENTINEL = "NODES_FROM_DISCOVERY"
 SCHEDULED, NODE_LINES = "scheduled", "node_lines"
@@ -77,30 +77,28 @@ def _no_new_node(entries: Sequence[Entry]) -> bool:
 def _learn_nodes(request: Request, results: Results) -> tuple[Request, list[str]]:
     if request.target.node_names:
         return dataclasses.replace(request, nodes=request.target.node_names), []
-    nodes = nodes_from(results.all(SCHEDULED) + results.all(NODE_LINES))
-    cut = [
-        result
-        for result in results.all(SCHEDULED) + results.all(NODE_LINES)
-        if result.truncated and not result.answered
-    ]
-    partial = (
-        [
-            "note: the workload's nodes may be incomplete: discovery read "
-            + " and ".join(f"{len(r.entries):,} {r.fetch.name.replace('_', ' ')}" for r in cut)
-            + " and the logs held more; narrow the window, raise --fetch_limit, or pass "
-            "--node_names=NODE,NODE"
-        ]
-        if cut
-        else []
-    )
+    read = results.all(SCHEDULED) + results.all(NODE_LINES)
+    nodes = nodes_from(read)
     if nodes:
         return dataclasses.replace(request, nodes=nodes), [
             f"nodes of the workload: {', '.join(nodes)}",
-            *partial,
+            *_cut_discovery(read),
         ]
     return dataclasses.replace(request, nodes=()), [
         "no nodes found for the workload in the window (no Scheduled events or lines); "
         "pass --node_names=NODE,NODE"
+    ]
+
+
+def _cut_discovery(read: Sequence[Result]) -> list[str]:
+    """The note when a discovery read stopped at its limit (nodes may be missing)."""
+    cut = [result for result in read if result.truncated and not result.answered]
+    if not cut:
+        return []
+    counts = " and ".join(f"{len(r.entries):,} {r.fetch.name.replace('_', ' ')}" for r in cut)
+    return [
+        f"note: the workload's nodes may be incomplete: discovery read {counts} and the logs "
+        "held more; narrow the window, raise --fetch_limit, or pass --node_names=NODE,NODE"
     ]
 
 
@@ -281,16 +279,16 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
         )
     outsiders = sum(row["workload"] == "NO" for row in rows)
     nodes = list(request.nodes or ())
+    silent = sorted(set(nodes) - {row["node"] for row in rows})
     data = {
         "action": "neighbors",
         "window": request.window.as_json(),
         "nodes": nodes,
         "containers": rows,
         "outsiders": outsiders,
+        "silent_nodes": silent,
         "complete": not truncated and bool(nodes),  # with no node, nothing was read
     }
-    silent = sorted(set(nodes) - {row["node"] for row in rows})
-    data["silent_nodes"] = silent
     logged_on = f"{len(nodes) - len(silent)} of {len(nodes)}" if silent else f"{len(nodes)}"
     title = (
         f"{len(rows)} containers logged on {logged_on} nodes; {outsiders} not part of the "

@@ -40,10 +40,12 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+CASEFOLD = "bq_casefold"
+_FOLD_UNICODE = "bq_fold_unicode"
 _ENCODED = _literal("(?i)" + analyzer.ENCODED_DELIMITERS.pattern)
 _DELIMITERS = _literal(analyzer.DELIMITERS.pattern)
 _TOKENS = (
-    "list_filter(regexp_split_to_array(regexp_replace(bq_casefold(text), "
+    f"list_filter(regexp_split_to_array(regexp_replace({CASEFOLD}(text), "
     f"{_ENCODED}, ' ', 'g'), {_DELIMITERS}), lambda token: token <> '')"
 )
 _SCALAR_VALUES = (
@@ -52,11 +54,10 @@ _SCALAR_VALUES = (
     "('OBJECT', 'ARRAY', 'NULL')) WHEN json_type(json_value) = 'NULL' THEN [] "
     "ELSE [json_value] END"
 )
-CASEFOLD = "bq_casefold"
 MACROS = (
     # ASCII text folds as DuckDB lower-cases it; the rest goes to Python (`values.fold`).
     f"CREATE MACRO {CASEFOLD}(text) AS CASE WHEN regexp_matches(text, '[^\\x00-\\x7f]') "
-    "THEN bq_fold_unicode(text) ELSE lower(text) END",
+    f"THEN {_FOLD_UNICODE}(text) ELSE lower(text) END",
     f"CREATE MACRO bq_json_scalars(json_value) AS {_SCALAR_VALUES}",
     "CREATE MACRO bq_json_matches(json_value, pattern) AS coalesce(list_bool_or("
     "list_transform(bq_json_scalars(json_value), lambda item: "
@@ -103,7 +104,7 @@ def register(connection: Any) -> None:
     types = require("duckdb.sqltypes")
     special = require("duckdb.func").SPECIAL
     connection.create_function(
-        "bq_fold_unicode", values.fold, [types.VARCHAR], types.VARCHAR, null_handling=special
+        _FOLD_UNICODE, values.fold, [types.VARCHAR], types.VARCHAR, null_handling=special
     )
     for statement in MACROS:
         connection.execute(statement)

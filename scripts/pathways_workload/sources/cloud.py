@@ -446,36 +446,36 @@ def _unfinished(scan: _Scan) -> CloudLoggingError:
     )
 
 
-def _server_message(error: Exception) -> str:
-    """The server's own message from an API error's JSON body, else the exception text."""
+def _error_body(error: Exception) -> dict[str, Any]:
+    """The `error` object of an API error's JSON body ({} when there is none)."""
     response = getattr(error, "response", None)
     try:
-        message = response.json()["error"]["message"]  # type: ignore[union-attr]
+        body = response.json()["error"]  # type: ignore[union-attr]
     except (AttributeError, KeyError, TypeError, ValueError):
-        message = getattr(error, "message", None) or str(error)
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _server_message(error: Exception) -> str:
+    """The server's own message from an API error's JSON body, else the exception text."""
+    body = _error_body(error)
+    message = body["message"] if "message" in body else getattr(error, "message", None) or error
     return credentials.one_line(str(message))
 
 
 def _reasons(error: Exception) -> set[str]:
     """The ErrorInfo reasons of an API error's JSON body (`SERVICE_DISABLED`, ...)."""
-    response = getattr(error, "response", None)
-    try:
-        details = response.json()["error"]["details"]  # type: ignore[union-attr]
-        return {str(detail["reason"]) for detail in details if "reason" in detail}
-    except (AttributeError, KeyError, TypeError, ValueError):
+    details = _error_body(error).get("details")
+    if not isinstance(details, list):
         return set()
+    return {str(d["reason"]) for d in details if isinstance(d, dict) and "reason" in d}
 
 
 def _status(error: Exception) -> str:
     """`429 RESOURCE_EXHAUSTED`, `503`, or the kind of connection failure."""
     code = getattr(error, "code", None)
     if isinstance(code, int):
-        response = getattr(error, "response", None)
-        try:
-            status = response.json()["error"]["status"]  # type: ignore[union-attr]
-        except (AttributeError, KeyError, TypeError, ValueError):
-            status = ""
-        return f"{code} {status}".strip()
+        return f"{code} {_error_body(error).get('status') or ''}".strip()
     return f"{type(error).__name__} ({credentials.one_line(str(error))[:120]})"
 
 

@@ -43,7 +43,6 @@ CRI_TAG_RE = re.compile(r"(stdout|stderr) ([FP])(?: |$)")
 CRI_LINE_RE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}[Tt]\S*) (stdout|stderr) ([FP])(?: (.*))?")
 # A zap console line's level after its own time and a tab (the JobSet controller's:
 # `2026-02-27T19:51:30Z\tERROR\tadmission\t...`, kubernetes-sigs/jobset's troubleshooting doc).
-_ZAP_LEVEL_RE = re.compile(r"(DEBUG|INFO|WARN|ERROR|DPANIC|PANIC|FATAL)\t")
 ZAP_SEVERITIES = {
     "DEBUG": "DEBUG",
     "INFO": "INFO",
@@ -53,6 +52,7 @@ ZAP_SEVERITIES = {
     "PANIC": "CRITICAL",
     "FATAL": "CRITICAL",
 }
+_ZAP_LEVEL_RE = re.compile(f"({'|'.join(ZAP_SEVERITIES)})\t")
 # Microseconds as glog writes them, or nanoseconds as gRPC core's own header does
 # (`E1128 21:14:25.331103432   11752 chttp2_server.cc:1059] `); GKE's agent reads any length.
 _GLOG_RE = re.compile(

@@ -21,10 +21,9 @@ from pathways_workload.render.html.tables import (
     table,
     time_cell,
 )
-from pathways_workload.render.html.triage_lanes import triage_timeline
+from pathways_workload.render.html.triage_lanes import first_error, triage_timeline
 from pathways_workload.reports import NO_VERDICT
 from pathways_workload.tracebacks import headline
-from pathways_workload.triage.timeline import FAILED_KINDS
 
 TIMELINE_HELP = (
     '<p class="meta">One lane per TPU host (by slice), head-pod container and node. Hover a mark '
@@ -178,12 +177,6 @@ def _failures(report: dict[str, Any]) -> str:
     return section("failures", "Failures per restart attempt", body)
 
 
-def _first_error(lane: dict[str, Any]) -> dict[str, Any]:
-    """A host's first error: the root cause, its first error line, or a node-level event."""
-    events = [e for e in lane.get("events", []) if e.get("kind") in FAILED_KINDS]
-    return min(events, key=lambda e: instant(e.get("timestamp"))) if events else {}
-
-
 def _origin(first: dict[str, Any]) -> str:
     if not first:
         return ""
@@ -197,7 +190,7 @@ def _index(value: object) -> str:
 
 
 def _host_row(lane: dict[str, Any]) -> list[str]:
-    first = _first_error(lane)
+    first = first_error(lane)
     return [
         _index(lane.get("slice")),
         _index(lane.get("host")),
@@ -219,7 +212,7 @@ def _hosts(report: dict[str, Any]) -> str:
     hosts = [lane for lane in lanes if lane["lane"] == "host"]
     shown = [lane for lane in hosts if lane.get("failed") or lane.get("quiet")]
     shown.sort(
-        key=lambda lane: instant(_first_error(lane).get("timestamp") or lane.get("last_line"))
+        key=lambda lane: instant(first_error(lane).get("timestamp") or lane.get("last_line"))
     )
     missing = [report.get("failing_hosts_missing"), report.get("quiet_hosts_missing")]
     body = "".join(f'<p class="warn">{text(said)}</p>' for said in missing if said)

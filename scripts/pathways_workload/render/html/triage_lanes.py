@@ -119,11 +119,15 @@ def _names(lane: dict[str, Any]) -> tuple[str, str]:
     return lane["name"], f"{lane['name']}{where}"
 
 
+def first_error(lane: dict[str, Any]) -> dict[str, Any]:
+    """A host's first error: the root cause, its first error line, or a node-level event."""
+    events = [e for e in lane.get("events", []) if e.get("kind") in FAILED_KINDS]
+    return min(events, key=lambda e: instant(e.get("timestamp"))) if events else {}
+
+
 def _telling_pod(lane: dict[str, Any]) -> str:
     """The host's pod to name: the one where it failed (or went quiet) first, else its last."""
-    failed = [e for e in lane.get("events", []) if e.get("kind") in FAILED_KINDS]
-    first = min(failed, key=lambda e: instant(e.get("timestamp"))) if failed else {}
-    parts = str(first.get("where", "")).split("/")
+    parts = str(first_error(lane).get("where", "")).split("/")
     return parts[1] if len(parts) == 3 else str(lane["pods"][-1])
 
 
