@@ -265,11 +265,31 @@ def test_too_many_workloads_for_one_filter_blame_the_workloads(
 
 
 @pytest.mark.parametrize("action", ["triage", "pods", "preflight", "versions", "neighbors"])
-def test_grouping_printed_lines_is_refused_by_report_actions(action: str) -> None:
-    """A report prints no lines to group: --first_per_pod would be silently ignored."""
-    code, out, err = run_cli(f"--action={action}", *BASE, "--first_per_pod=1")
+@pytest.mark.parametrize(
+    ("flag", "start"),
+    [
+        ("--first_per_pod=1", "error: --first_per_pod groups the lines"),
+        ("--limit=1", "error: --limit cuts the lines"),
+        ("--order=desc", "error: --order orders the lines"),
+        ("--order=asc", "error: --order orders the lines"),
+    ],
+)
+def test_shaping_printed_lines_is_refused_by_report_actions(
+    action: str, flag: str, start: str
+) -> None:
+    """A report prints no lines to group, cut or order: the flag would be silently ignored
+    (`pods --limit=1` listed every pod)."""
+    code, out, err = run_cli(f"--action={action}", *BASE, flag)
     assert (code, out) == (2, "")
-    assert err.splitlines()[-1].startswith("error: --first_per_pod groups the lines")
+    assert err.splitlines()[-1].startswith(start)
+    assert "--fetch_limit bounds what its reads fetch" in err.splitlines()[-1]
+
+
+def test_entry_actions_default_to_two_hundred_lines_earliest_first() -> None:
+    """Leaving --limit and --order out still means 200 lines, earliest first."""
+    code, out, _ = run_cli("--action=errors", *BASE)
+    assert code == 0
+    assert "--limit=200" in out and "--order=asc" in out
 
 
 @pytest.mark.parametrize(

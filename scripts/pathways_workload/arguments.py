@@ -197,12 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TEXT",
         help="repeatable; one more search string taken verbatim (commas included)",
     )
-    _flag(shaping, "limit", type=_count, default=200, help="most lines output (default 200)")
+    _flag(shaping, "limit", type=_count, help="most lines output (default 200)")
     _flag(
         shaping,
         "order",
         choices=("asc", "desc"),
-        default="asc",
         help="asc: earliest first (default); desc: latest first",
     )
     _flag(
@@ -366,8 +365,8 @@ def options_from(args: argparse.Namespace) -> Options:
         min_severity=args.min_severity,
         extra_terms=_searchable("--extra_terms", _split("extra_terms", args.extra_terms))
         + _searchable("--extra_term", args.extra_term),
-        limit=args.limit,
-        order=args.order,
+        limit=args.limit or Options.limit,
+        order=args.order or Options.order,
         first_per_pod=args.first_per_pod,
         fetch_limit=args.fetch_limit,
         filter_text=args.filter,

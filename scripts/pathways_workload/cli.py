@@ -201,13 +201,23 @@ def _check_narrowing(args: argparse.Namespace, action: Action) -> None:
 
 
 def _check_entry_flags(args: argparse.Namespace, action: Action) -> None:
-    """--first_per_pod groups the lines an entry action prints; a report action (a table,
-    triage) prints no such lines. --node_names names the nodes the node actions read; others
-    read none. Given to another action, either would be silently ignored."""
-    if args.first_per_pod and action.report is not EntryReport:
+    """--first_per_pod, --limit and --order shape the lines an entry action prints; a report
+    action (a table, triage) prints no such lines. --node_names names the nodes the node
+    actions read; others read none. Given to another action, each would be silently ignored."""
+    shaping = [
+        (flag, what)
+        for flag, given, what in (
+            ("--first_per_pod", args.first_per_pod, "groups"),
+            ("--limit", args.limit, "cuts"),
+            ("--order", args.order, "orders"),
+        )
+        if given
+    ]
+    if shaping and action.report is not EntryReport:
+        flag, what = shaping[0]
         raise UsageError(
-            f"--first_per_pod groups the lines an entry action prints; --action={action.name} "
-            "writes a report"
+            f"{flag} {what} the lines an entry action prints; --action={action.name} writes a "
+            "report (--fetch_limit bounds what its reads fetch)"
         )
     if args.node_names and not action.reads_nodes:
         readers = ", ".join(name for name, other in ACTIONS.items() if other.reads_nodes)
