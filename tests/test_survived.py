@@ -89,3 +89,83 @@ def test_a_warning_an_error_followed_stays_the_cause(tmp_path: Path) -> None:
     report = _triage(tmp_path, warning, error)
     assert report["root_cause"]["message"] == RETRY
     assert report["survived"] == []
+
+
+HOST_OOM = HEALTHY.parent / "host-oom-worker.json"
+KILL_AT = "2026-11-17T13:27:00.78"  # the worker's serial-console OOM lines in host-oom-worker
+
+
+def _kernel_lines(entries: list[dict[str, Any]], at: str, process: str) -> list[dict[str, Any]]:
+    """host-oom-worker's kernel OOM lines, moved to `at` (HH:MM:SS) and killing `process`."""
+    moved = []
+    for entry in entries:
+        if entry["resource"]["type"] == "gce_instance" and entry["timestamp"].startswith(KILL_AT):
+            line = copy.deepcopy(entry)
+            line["timestamp"] = line["timestamp"].replace("13:27:00", at)
+            line["textPayload"] = line["textPayload"].replace("pathways-worker", process)
+            line["insertId"] += f"-{at}"
+            moved.append(line)
+    assert len(moved) == 3
+    return moved
+
+
+def _host_oom(tmp_path: Path, at: str, process: str) -> dict[str, Any]:
+    entries = json.loads(HOST_OOM.read_text())
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([*entries, *_kernel_lines(entries, at, process)]))
+    code, out, err = run_cli(
+        "--action=triage", f"--logs_file={path}", "--jobset_name=gemma-train", "--format=json"
+    )
+    assert code == 0, err
+    report: dict[str, Any] = json.loads(out)
+    return report
+
+
+@pytest.mark.parametrize(
+    ("at", "process"),
+    [
+        ("13:10:00", "fluent-bit"),  # a logging agent's cgroup, mid-run: training went on
+        ("13:01:00", "python3"),  # before the workers were scheduled on the node (13:03)
+    ],
+)
+def test_an_oom_kill_the_workload_went_on_after_is_survived(
+    tmp_path: Path, at: str, process: str
+) -> None:
+    """Another OOM kill on a worker's node, after which nothing of the workload's faltered
+    for minutes: the worker's own kill at 13:27 stays the root cause."""
+    report = _host_oom(tmp_path, at, process)
+    root = report["root_cause"]
+    assert root["timestamp"].startswith(KILL_AT) and "(pathways-worker)" in root["message"]
+    assert report["lead_host"]["first_error_time"].startswith(KILL_AT)
+    assert len(report["survived"]) == 2  # the kill and its `invoked oom-killer` line
+    assert all(row["timestamp"].startswith(f"2026-11-17T{at}") for row in report["survived"])
+    assert all(process in row["message"] for row in report["survived"])
+
+
+def test_an_oom_kill_the_workload_faltered_after_is_the_cause(tmp_path: Path) -> None:
+    """The same kill a minute before the workers' lost peers is where the failure began."""
+    report = _host_oom(tmp_path, "13:26:00", "pathways-worker")
+    assert report["root_cause"]["timestamp"].startswith("2026-11-17T13:26:00.78")
+    assert report["survived"] == []
+
+
+def test_a_kill_near_the_end_of_the_workloads_lines_stays_evidence(tmp_path: Path) -> None:
+    """Whether the workload went on after a kill needs its lines past the five minutes."""
+    entries = json.loads(HEALTHY.read_text())
+    worker = next(
+        e
+        for e in entries
+        if e["resource"]["labels"].get("container_name") == "pathways-worker"
+        and e["labels"].get("compute.googleapis.com/resource_name")
+    )
+    node = worker["labels"]["compute.googleapis.com/resource_name"]
+    kills = _kernel_lines(json.loads(HOST_OOM.read_text()), "13:27:00", "fluent-bit")
+    for kill in kills:
+        kill["timestamp"] = kill["timestamp"].replace("2026-11-17T13:27:00", "2026-11-26T10:20:00")
+        kill["labels"]["compute.googleapis.com/resource_name"] = node
+    early = _triage(tmp_path, *kills)
+    assert early["root_cause"] is None and len(early["survived"]) == 2
+    for kill in kills:
+        kill["timestamp"] = kill["timestamp"].replace("10:20:00", "10:57:00")
+    late = _triage(tmp_path, *kills)
+    assert "(fluent-bit)" in late["root_cause"]["message"] and late["survived"] == []

@@ -120,12 +120,12 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
     return text + more + unread
 
 
-def _survived(warnings: list[dict[str, Any]]) -> list[str]:
-    if not warnings:
+def _survived(survived: list[dict[str, Any]]) -> list[str]:
+    if not survived:
         return []
-    first = warnings[0]
+    first = survived[0]
     return [
-        f"Survived: {len(warnings)} warning(s) the run kept making progress after, never a "
+        f"Survived: {len(survived)} warning(s) or node event(s) the run went on after, never a "
         f"cause; the first {_when(first['timestamp'])} {first['where']}: "
         f"{_cut(_first_line(first['message']))}"
     ]

@@ -192,7 +192,9 @@ def _failures(
     ]
     names = [workload.name for workload in request.target.workloads]
     last = found.latest_lines()
-    evidence, survived = rules.kept_going(_evidence(found, nodes, names), last, _last_step(last))
+    evidence, warnings = rules.kept_going(_evidence(found, nodes, names), last, _last_step(last))
+    evidence, node_events = rules.went_on_after(evidence, last)
+    survived = sorted([*warnings, *node_events], key=Evidence.order)
     failures = rules.split_failures(evidence, recoveries)
     if failures:
         return failures, survived

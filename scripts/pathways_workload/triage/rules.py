@@ -20,10 +20,16 @@
    making progress (same attempt, more than a minute on, and on to the end of
    its lines) with no error after it in that attempt, is one the run survived:
    reported apart, never a cause.
+9. A node-level event after which the workload went on (nothing of its own, no
+   container error or symptom and no pod or cluster event, in the five minutes
+   after it, while its lines go on past them) is one the run survived too: an
+   OOM kill of another process on the node, or one before the workload's pods
+   came there.
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import re
@@ -36,6 +42,10 @@ from pathways_workload.triage.evidence import NODE_EVENT_TOLERANCE_NS, Evidence,
 from pathways_workload.triage.fetches import CADENCE_LINES, QUIET_AFTER_NS
 from pathways_workload.triage.hosts import TEARDOWN
 
+# A node event that ended one of the workload's processes shows in the workload's own logs and
+# events within this span (a peer's lost connection, the RM's disconnect, a Killing event).
+FALTER_NS = 5 * 60 * 10**9
+NODE_SOURCES = ("serial-console", "audit", "node-event")
 # After its SIGTERM, a container shuts down within its grace period (30 s by default).
 SHUTDOWN_NS = 60 * 10**9
 # A component that hangs may still log a line or two just after the last step.
@@ -134,6 +144,29 @@ def kept_going(
     survived = [e for e in warnings if last_error is None or last_error < e.time_ns]
     apart = {id(e) for e in survived}
     return [e for e in evidence if id(e) not in apart], survived
+
+
+def went_on_after(
+    evidence: Sequence[Evidence], latest: Sequence[Entry]
+) -> tuple[list[Evidence], list[Evidence]]:
+    """The evidence without the node-level events the workload went on after (rule 9), and
+    those events. `latest` are the workload's latest lines."""
+    own = sorted(e.time_ns for e in evidence if e.source not in NODE_SOURCES)
+    logged_until = max([*own, *map(entry_time_ns, latest)], default=None)
+
+    def survived(item: Evidence) -> bool:
+        if item.source not in NODE_SOURCES or logged_until is None:
+            return False
+        until = item.time_ns + FALTER_NS
+        after = bisect.bisect_left(own, item.effective_ns)
+        faltered = after < len(own) and own[after] <= until
+        return not faltered and logged_until > until
+
+    apart = [item for item in evidence if survived(item)]
+    if not apart:
+        return list(evidence), []
+    ids = {id(item) for item in apart}
+    return [item for item in evidence if id(item) not in ids], apart
 
 
 def _attempt_of(item: Evidence, starts: list[tuple[int, str]]) -> str | None:
