@@ -139,6 +139,29 @@ def test_a_full_disk_is_one_line_and_exit_74() -> None:
     )
 
 
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_help_on_a_full_disk_or_a_closed_output_is_exit_74(flag: str) -> None:
+    """argparse ignores a failure to write its help; the tool does not."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*TOOL, flag], cwd=ROOT, stdout=full, stderr=subprocess.PIPE, text=True
+        )
+    assert done.returncode == 74
+    assert done.stderr == (
+        "error: cannot write the output (No space left on device); nothing more was written\n"
+    )
+    closed = subprocess.run(
+        [*TOOL, flag],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert closed.returncode == 74
+    assert closed.stderr == "error: cannot write the output: standard output is closed\n"
+
+
 @pytest.mark.parametrize("fmt", ["text", "json"])
 @pytest.mark.parametrize("action", ["errors", "pods", "preflight"])
 def test_an_output_device_that_is_full_is_one_line_and_exit_74(action: str, fmt: str) -> None:
@@ -438,3 +461,77 @@ def test_output_through_a_symbolic_link_writes_the_file_it_points_to(tmp_path: P
     assert (code, out) == (0, ""), err
     assert link.is_symlink() and link.resolve() == real
     assert real.read_text().startswith("2026-11-17T") and real.read_text() != "old\n"
+
+
+@pytest.mark.parametrize("flag", ["--output", "--commands_out"])
+@pytest.mark.parametrize("written", ["export.json", "link.json", "report.txt"])
+def test_a_report_is_never_written_over_the_export_it_reads(
+    tmp_path: Path, flag: str, written: str
+) -> None:
+    """The export itself, a link to it, or a file in the folder --logs_file reads (the next
+    replay would read the report): refused before anything runs, the export intact."""
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    export = folder / "export.json"
+    export.write_bytes(INCIDENT.read_bytes())
+    (folder / "link.json").symlink_to(export)
+    source = folder if written == "report.txt" else export
+    code, out, err = run_cli(
+        "--jobset_name=gemma-train",
+        "--action=triage",
+        f"--logs_file={source}",
+        f"{flag}={folder / written}",
+    )
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [err.splitlines()[-1]]  # nothing ran
+    assert err.startswith(f"error: {flag}={folder / written}: --logs_file={source} reads ")
+    assert export.read_bytes() == INCIDENT.read_bytes()
+    assert sorted(p.name for p in folder.iterdir()) == ["export.json", "link.json"]
+
+
+def test_the_report_and_the_commands_need_two_files(tmp_path: Path) -> None:
+    same = tmp_path / "same.txt"
+    code, out, err = run_cli(
+        "--jobset_name=gemma-train",
+        "--action=triage",
+        f"--logs_file={INCIDENT}",
+        f"--output={same}",
+        f"--commands_out={tmp_path / '.' / 'same.txt'}",
+    )
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: --output={same} and --commands_out name the same file: give each its own\n"
+    )
+    assert not same.exists()
+
+
+@pytest.mark.parametrize(
+    ("where", "reason"), [("", "it is a folder"), ("no/such/x.txt", "its folder does not exist")]
+)
+def test_an_unwritable_commands_file_is_refused_before_anything_runs(
+    tmp_path: Path, where: str, reason: str
+) -> None:
+    path = tmp_path / where if where else tmp_path
+    code, out, err = run_cli(
+        "--jobset_name=gemma-train",
+        "--action=triage",
+        f"--logs_file={INCIDENT}",
+        f"--commands_out={path}",
+    )
+    assert (code, out) == (74, "")
+    assert (
+        err == f"error: --commands_out={path}: cannot write it ({reason}); choose a writable path\n"
+    )
+
+
+def test_output_to_dev_stdout_on_a_pipe_is_written() -> None:
+    """/dev/stdout names the pipe itself, not a file beside which to write a temporary one."""
+    done = subprocess.run(
+        [*TOOL, "--jobset_name=gemma-train", "--action=errors", "--output=/dev/stdout"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "\n15 entries\n" in done.stderr
+    assert "SIGTERM received" in done.stdout.splitlines()[-1]

@@ -7,14 +7,19 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
 from pathways_workload import __version__, filters, target
 from pathways_workload.actions.node_level import NODES_SENTINEL
 from pathways_workload.analytics.dataset import DEFAULT_MAX_BYTES_BILLED as DEFAULT_CAP
 from pathways_workload.analytics.dataset import DEFAULT_VIEW, Dataset
 from pathways_workload.errors import UsageError
+from pathways_workload.output_stream import GuardedOutput
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 from pathways_workload.query import SEVERITIES, Options
 from pathways_workload.registry import ACTIONS
 from pathways_workload.sources.text_logs import FORMATS
@@ -39,6 +44,14 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see --help)")
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        """--help and --version: a full disk or a closed standard output is exit 74, as for
+        any output (argparse would ignore the failure and exit 0)."""
+        if message:
+            stream = GuardedOutput(cast(TextIO, sys.stdout if file is None else file))
+            stream.write(message)
+            stream.flush()
 
 
 def _not_empty(option_string: str | None, values: Any) -> None:

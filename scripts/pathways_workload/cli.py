@@ -24,7 +24,7 @@ from pathways_workload.arguments import (
     window_flags,
 )
 from pathways_workload.errors import CheckFailed, ToolError, UsageError
-from pathways_workload.output_file import destination
+from pathways_workload.output_file import check_destinations, destination
 from pathways_workload.output_stream import GuardedOutput, NotesOutput, standard_streams
 from pathways_workload.plan import Results
 from pathways_workload.query import Request
@@ -302,6 +302,10 @@ def main(
     err = cast(TextIO, VisibleControls(cast(TextIO, NotesOutput(err or stderr))))
     try:
         args = build_parser().parse_args(argv)
+        check_destinations(
+            [("--output", args.output), ("--commands_out", args.commands_out)],
+            args.logs_file or [],
+        )
         failed: CheckFailed | None = None
         with destination(args.output, out or stdout) as stream:
             guarded = GuardedOutput(stream)

@@ -1,4 +1,5 @@
-"""`--output=PATH`: the report written to a file, whole or not at all.
+"""`--output=PATH`: the report written to a file, whole or not at all; and the checks, before
+anything runs, that no file the tool writes is another one it writes or reads.
 
 A regular file is written beside its destination under a temporary name and
 renamed over it once the command succeeded, so a failed run leaves no half
@@ -11,11 +12,11 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from pathways_workload.errors import OutputError
+from pathways_workload.errors import OutputError, UsageError
 
 
 def _unwritable(path: str, error: OSError) -> OutputError:
@@ -78,14 +79,52 @@ def destination(path: str | None, stdout: TextIO | None) -> Iterator[TextIO | No
     if path is None or path == "-":
         yield stdout
         return
-    # A symbolic link stays one: the file it points to is the one replaced.
-    target = Path(os.path.realpath(path))
-    if target.exists() and not target.is_file():
+    given = Path(path)
+    if given.exists() and not given.is_file():  # a device, a FIFO, /dev/stdout on a pipe
         try:
-            direct = target.open("w", encoding="utf-8")
+            direct = given.open("w", encoding="utf-8")
         except OSError as error:
             raise _unwritable(path, error) from None
         yield from _direct(path, direct)
         return
-    with _replacing(path, target) as stream:
+    # A symbolic link stays one: the file it points to is the one replaced.
+    with _replacing(path, Path(os.path.realpath(path))) as stream:
         yield stream
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    """Whether two resolved paths are one regular file or folder (a terminal or a pipe both
+    streams name is not overwritten)."""
+    if one.exists() and not (one.is_file() or one.is_dir()):
+        return False
+    try:
+        return one == other or (one.exists() and other.exists() and os.path.samefile(one, other))
+    except OSError:
+        return False
+
+
+def check_destinations(outputs: Sequence[tuple[str, str | None]], inputs: Sequence[str]) -> None:
+    """Refuse, before anything runs, a file written twice (`--output` and `--commands_out`
+    the same) or written over what `--logs_file` reads (the export would be lost), and a
+    `--commands_out` that cannot be written (found only after every query ran otherwise)."""
+    written = [(flag, path, Path(os.path.realpath(path))) for flag, path in outputs if path]
+    written = [(flag, path, real) for flag, path, real in written if path != "-"]
+    for index, (flag, path, real) in enumerate(written):
+        for other_flag, _, other in written[index + 1 :]:
+            if _same_file(real, other):
+                raise UsageError(
+                    f"{flag}={path} and {other_flag} name the same file: give each its own"
+                )
+        for source in inputs:
+            read = Path(os.path.realpath(source))
+            within = read.is_dir() and read in real.parents
+            if source == "-" or not (within or _same_file(real, read)):
+                continue
+            what = "the folder it is in" if within else "it"
+            raise UsageError(
+                f"{flag}={path}: --logs_file={source} reads {what}; write elsewhere (the "
+                "export would be overwritten, or replayed next time)"
+            )
+        if flag == "--commands_out" and (real.is_dir() or not real.parent.is_dir()):
+            reason = "it is a folder" if real.is_dir() else "its folder does not exist"
+            raise OutputError(f"{flag}={path}: cannot write it ({reason}); choose a writable path")
