@@ -535,3 +535,27 @@ def test_output_to_dev_stdout_on_a_pipe_is_written() -> None:
     assert done.returncode == 0, done.stderr
     assert "\n15 entries\n" in done.stderr
     assert "SIGTERM received" in done.stdout.splitlines()[-1]
+
+
+FUNCTIONS_ONLY_THE_CLOUD_EVALUATES = (
+    "sample(insertId, 0.1)",
+    "source(projects/pw-demo) severity>=ERROR",
+)
+
+
+@pytest.mark.parametrize("text", FUNCTIONS_ONLY_THE_CLOUD_EVALUATES)
+def test_a_function_only_cloud_logging_evaluates_is_printed(text: str) -> None:
+    """Valid query language: print mode (and --execute) leave it to Cloud Logging."""
+    code, out, err = run_cli("--action=query", "--project=pw-demo", f"--filter={text}")
+    assert code == 0, err
+    assert f"'(\n{text}\n)\ntimestamp>=" in out
+
+
+@pytest.mark.parametrize("text", FUNCTIONS_ONLY_THE_CLOUD_EVALUATES)
+def test_a_function_only_cloud_logging_evaluates_is_refused_offline(text: str) -> None:
+    code, out, err = run_cli("--action=query", f"--logs_file={INCIDENT}", f"--filter={text}")
+    assert (code, out) == (2, "")
+    first = err.splitlines()[0]
+    assert first.startswith("error: --filter: ") and "cannot be evaluated offline" in first
+    assert first.endswith("Cloud Logging evaluates it (--execute, or the printed command)")
+    assert err.splitlines()[1:] == [text, "^"]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from typing import TextIO, cast
 
-from pathways_workload import filters, target
+from pathways_workload import filters, target, user_filter
 from pathways_workload.analytics.dataset import Dataset
 from pathways_workload.arguments import (
     analytics_flags,
@@ -84,13 +84,16 @@ class _Engine:
             paths, self.dataset, self.project, self.full, stack, files.text, files.files()
         )
 
-    def check_filter(self, text: str) -> None:
-        """Log Analytics: the user's --filter needs an exact SQL mapping on its own (the query
-        action checks the query language for both engines)."""
+    def check_filter(self, text: str, offline: bool) -> None:
+        """Log Analytics: the user's --filter needs an exact SQL mapping on its own; offline,
+        the engine must be able to evaluate it (the query action checks the query language
+        for both engines)."""
         if self.dataset is not None:
             from pathways_workload.analytics import engine
 
             engine.check_user_filter("--filter", text)
+        elif offline:
+            user_filter.check_evaluable("--filter", text)
 
     def cloud(self, err: TextIO) -> Source:
         if self.dataset is None:
@@ -275,7 +278,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
     _check_narrowing(args, action)
     _check_entry_flags(args, action)
     if args.filter is not None:
-        engine.check_filter(args.filter)
+        engine.check_filter(args.filter, bool(args.logs_file))
     with ExitStack() as stack:
         source, window, settle = _source_and_window(args, action, tgt, engine, clock, err, stack)
         if settle is None:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from pathways_workload.errors import UsageError
-from pathways_workload.lql import CompiledFilter, LqlError, compile_filter
+from pathways_workload.lql import CompiledFilter, LqlError, LqlUnsupportedError, compile_filter
 from pathways_workload.lql.parser import MAX_FILTER_LENGTH
 from pathways_workload.window import Window
 
@@ -104,6 +104,19 @@ def compile_checked(text: str) -> CompiledFilter:
         return compile_filter(text)
     except LqlError as error:
         raise UsageError(error.render()) from None
+
+
+def check_valid(text: str) -> None:
+    """Check a filter Cloud Logging will evaluate: valid, though it may call a function only
+    Cloud Logging can evaluate (refused where the offline engine must run it)."""
+    try:
+        compile_checked(text)
+    except UsageError:
+        try:
+            compile_filter(text)
+        except LqlUnsupportedError:
+            return
+        raise
 
 
 def split_to_fit(

@@ -8,7 +8,7 @@ from typing import TextIO
 
 from pathways_workload import filters
 from pathways_workload.errors import AccessError, CheckFailed, UsageError
-from pathways_workload.filters import compile_checked
+from pathways_workload.filters import check_valid
 from pathways_workload.lql.parser import MAX_FILTER_LENGTH
 from pathways_workload.plan import Chain, Results, Stage
 from pathways_workload.query import Request
@@ -68,7 +68,7 @@ def _check_filters(fetches: list[Fetch], request: Request, sentinel: str | None 
                 f"{length:,} characters; Cloud Logging accepts at most {MAX_FILTER_LENGTH:,}: "
                 "name fewer workloads (run once per group of them)"
             )
-        compile_checked(item.query.filter)
+        check_valid(item.query.filter)
 
 
 def _nothing_to_query(action: Action, output: Output) -> int:

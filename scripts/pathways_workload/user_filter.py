@@ -9,7 +9,14 @@ newly fail: that too is said in terms of the flag.
 from __future__ import annotations
 
 from pathways_workload.errors import UsageError
-from pathways_workload.lql import LqlError, LqlLimitError, compile_filter, diagnostics, lexer
+from pathways_workload.lql import (
+    LqlError,
+    LqlLimitError,
+    LqlUnsupportedError,
+    compile_filter,
+    diagnostics,
+    lexer,
+)
 from pathways_workload.lql.parser import MAX_FILTER_LENGTH, MAX_NESTING
 
 # What `wrap` puts around the user's text: a line of its own each.
@@ -32,6 +39,8 @@ def check_text(flag: str, text: str) -> None:
         ) from None
     try:
         compile_filter(text)
+    except LqlUnsupportedError:
+        pass  # valid, for Cloud Logging to evaluate: refused only offline (`check_evaluable`)
     except LqlError as error:
         raise UsageError(f"{flag}: {error.render()}") from None
     if lexer.tokenize(text)[0].kind == "eof":
@@ -39,6 +48,26 @@ def check_text(flag: str, text: str) -> None:
             f"{flag} has no condition (it is blank or only comments): give a Logging query, "
             f"e.g. {flag}='severity>=ERROR'"
         )
+
+
+def check_evaluable(flag: str, text: str) -> None:
+    """Check that the offline engine can evaluate the user's filter (a few documented
+    functions depend on what only Cloud Logging knows).
+
+    Raises:
+        UsageError: the text calls such a function.
+    """
+    try:
+        compile_filter(text)
+    except LqlUnsupportedError as error:
+        hinted = LqlUnsupportedError(
+            f"{error.message}: Cloud Logging evaluates it (--execute, or the printed command)",
+            text,
+            error.offset,
+        )
+        raise UsageError(f"{flag}: {hinted.render()}") from None
+    except LqlError:
+        pass  # check_text says what is wrong with it
 
 
 def wrap(text: str) -> str:
@@ -67,6 +96,8 @@ def check_built(flag: str, text: str, built: str) -> None:
         )
     try:
         compile_filter(built)
+    except LqlUnsupportedError:
+        return
     except LqlLimitError as error:
         start = built.find(wrap(text)) + len(OPENING)
         if error.offset is None or not start <= error.offset <= start + len(text):

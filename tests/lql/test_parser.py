@@ -239,3 +239,35 @@ def test_the_caret_is_under_the_column_in_terminal_cells(
     assert message.startswith("unexpected ')'")
     assert line == shown
     assert caret == " " * cells_before + "^"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sample(insertId, 0.1)",
+        'cast(timestamp, STRING, TIMEZONE("America/New_York")) =~ "^2023-01-02.*"',
+        "source(projects/my-proj) severity>=ERROR",
+        'textPayload:x AND regexp_extract(textPayload, "(\\\\d+)") = "5"',
+    ],
+)
+def test_a_function_only_cloud_logging_evaluates_is_unsupported_once_all_else_is_valid(
+    text: str,
+) -> None:
+    with pytest.raises(LqlError) as raised:
+        compile_filter(text)
+    assert raised.value.kind == "unsupported"
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("sample(insertId, 0.1", "missing ')' for '(' at column 7"),
+        ("sample(insertId, 0.1) AND (", "expected a term after '(' at column 27"),
+        ("cast(timestamp, STRING) =~ unquoted", "the regular expression at column 28 must be"),
+    ],
+)
+def test_a_syntax_error_after_such_a_function_is_still_found(text: str, start: str) -> None:
+    with pytest.raises(LqlError) as raised:
+        compile_filter(text)
+    assert raised.value.kind == "syntax"
+    assert raised.value.message.startswith(start)

@@ -70,6 +70,7 @@ class _Parser:
         self._tokens = tokens
         self._index = 0
         self._depth = 0
+        self._unsupported: diagnostics.LqlUnsupportedError | None = None
 
     def parse(self) -> nodes.Node:
         """Parse the whole filter."""
@@ -80,6 +81,8 @@ class _Parser:
         if token.kind != "eof":
             hint = ": there is no '(' to close" if token.kind == "rparen" else ""
             raise self._error(f"unexpected {_describe(token)} at {self._where(token)}{hint}", token)
+        if self._unsupported is not None:  # a valid filter, which only Cloud Logging evaluates
+            raise self._unsupported
         return tree
 
     # Expressions: the precedence climbing itself.
@@ -220,12 +223,13 @@ class _Parser:
         """Parse `name(arguments)` for a known function."""
         function = name.value.lower()
         if function in UNSUPPORTED_FUNCTIONS:
-            raise diagnostics.LqlUnsupportedError(
+            self._unsupported = self._unsupported or diagnostics.LqlUnsupportedError(
                 f"{name.value}() {UNSUPPORTED_FUNCTIONS[function]}, so it cannot be evaluated "
                 f"offline (at {self._where(name)})",
                 self._text,
                 name.start,
             )
+            return self._skipped_call(name)
         if function not in ("search", "log_id", "ip_in_net"):
             raise self._error(
                 f"unknown function {diagnostics.shorten(name.value)} at {self._where(name)}; "
@@ -240,6 +244,20 @@ class _Parser:
         if function == "ip_in_net":
             return self._ip_in_net(name, arguments)
         return self._search(name, arguments)
+
+    def _skipped_call(self, name: lexer.Token) -> nodes.Node:
+        """Step over the balanced parentheses of a call this engine cannot evaluate, and a
+        comparison of its result, so that the rest of the filter is still checked."""
+        opening = self._advance()
+        depth = 1
+        while depth:
+            token = self._advance()
+            if token.kind == "eof":
+                raise self._error(f"missing ')' for '(' at {self._where(opening)}", opening)
+            depth += {"lparen": 1, "rparen": -1}.get(token.kind, 0)
+        if self._peek().kind == "op":
+            self._comparison(self._path([name]), self._advance())
+        return nodes.Everything()
 
     def _ip_in_net(self, name: lexer.Token, arguments: list[list[lexer.Token]]) -> nodes.Node:
         """Build an ip_in_net node; its subnet must be a legal address or range."""
