@@ -263,3 +263,21 @@ def test_next_steps_for_a_workload_that_never_logged_say_why_it_did_not_start() 
     code, out, err = run_cli(*target_args("host-oom-worker"), "--action=triage", "--format=json")
     assert code == 0, err
     assert "next" not in json.loads(out) or "--action=summary" not in json.loads(out)["next"]
+
+
+def test_a_tpu_host_that_logged_nothing_is_a_gap_though_others_restarted(tmp_path: Path) -> None:
+    """Hosts are counted by slice and index, not by pod: after a restart each host has two
+    pods, which hid a host whose pods logged nothing."""
+    args = _without("lost-connection-to-peer", tmp_path, lambda e: "-worker-0-1-" in json.dumps(e))
+    code, out, err = run_cli(*args, "--action=triage", "--format=json")
+    assert code == 0, err
+    gap = "5 of the 6 TPU hosts the labels say exist logged; silent (slice/host): 0/1"
+    workers = next(
+        c for c in json.loads(out)["coverage"]["components"] if c["component"] == "workers"
+    )
+    assert workers["pods"] == 10 and workers["gap"] == gap
+    code, out, err = run_cli(*args, "--action=triage")
+    assert f"- GAP: {gap}\n" in out
+    whole = [f"--logs_file={INCIDENTS / 'lost-connection-to-peer.json'}", *args[1:]]
+    code, out, err = run_cli(*whole, "--action=triage", "--format=json")
+    assert json.loads(out)["coverage"]["gaps"] == []

@@ -8,12 +8,16 @@ is a gap to close before concluding anything.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from pathways_workload import terms
-from pathways_workload.describe import container_of, pod_of
+from pathways_workload.describe import container_of, entry_labels, pod_of
 from pathways_workload.sources.base import Entry, entry_time_ns
+from pathways_workload.triage.hosts import host_index
+
+Host = tuple[str, str]  # (slice, host index), as the labels write them
+MOST_NAMED = 8
 
 COMPONENTS = (
     ("client", terms.USER_CONTAINERS, True),
@@ -52,7 +56,22 @@ def _span(entries: Sequence[Entry]) -> tuple[str | None, str | None]:
     return ordered[0].get("timestamp"), ordered[-1].get("timestamp")
 
 
-def components(lines: Sequence[Entry], expected_hosts: int) -> list[dict[str, Any]]:
+def _silent_hosts(workers: Sequence[Entry], expected: Collection[Host]) -> str | None:
+    """The note when TPU hosts the labels say exist logged no line (a host is its slice and
+    index: after a restart, two pods are one host)."""
+    seen = {index for entry in workers if (index := host_index(entry_labels(entry)))}
+    silent = sorted(set(expected) - seen, key=lambda host: (int(host[0]), int(host[1])))
+    if not silent:
+        return None
+    named = ", ".join(f"{slice_}/{host}" for slice_, host in silent[:MOST_NAMED])
+    more = f" and {len(silent) - MOST_NAMED} more" if len(silent) > MOST_NAMED else ""
+    return (
+        f"{len(expected) - len(silent)} of the {len(expected)} TPU hosts the labels say exist "
+        f"logged; silent (slice/host): {named}{more}"
+    )
+
+
+def components(lines: Sequence[Entry], expected_hosts: Collection[Host]) -> list[dict[str, Any]]:
     """Per component: pods, lines read, first and last line; a note when it is a gap."""
     rows = []
     known = {name for _, containers, _ in COMPONENTS for name in containers}
@@ -64,8 +83,8 @@ def components(lines: Sequence[Entry], expected_hosts: int) -> list[dict[str, An
         note = None
         if not own and required:
             note = f"the {name} {SILENT}" + _other_names(name, others)
-        elif name == "workers" and expected_hosts and pods < expected_hosts:
-            note = f"{pods} of the {expected_hosts} TPU hosts the labels say exist logged"
+        elif name == "workers":
+            note = _silent_hosts(own, expected_hosts)
         rows.append(
             {
                 "component": name,
@@ -92,7 +111,7 @@ def _other_names(component: str, others: Sequence[str]) -> str:
 
 def report(
     lines: Sequence[Entry],
-    expected_hosts: int,
+    expected_hosts: Collection[Host],
     found: Mapping[str, bool],
     more_kinds: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:

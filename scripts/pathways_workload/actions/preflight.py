@@ -121,4 +121,4 @@ def _coverage(workload: list[Entry], results: Results) -> dict[str, Any]:
     }
     # The head's probe reads lines the workload's read may hold too: each counts once.
     lines = {identity(e): e for e in [*workload, *results.entries(probes.HEAD_LINES)]}
-    return coverage.report(list(lines.values()), 0, found)
+    return coverage.report(list(lines.values()), (), found)

@@ -359,7 +359,7 @@ def _coverage(found: TriageResults, gaps: list[str]) -> dict[str, Any]:
     """What the logs hold: each component's lines read, each log kind's presence, the gaps
     (with `gaps`, found by the analysis)."""
     lines = TriageResults.entries(found.crashes + found.startup + found.latest + found.head_lines)
-    expected = len(learn_shape(lines).expected)
+    expected = learn_shape(lines).expected
     instances = [str(entry.get("logName")) for entry in TriageResults.entries(found.instances)]
     kinds = {
         "Kubernetes events": bool(TriageResults.entries(found.events_any + found.events)),

@@ -40,12 +40,11 @@ from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
 from pathways_workload.terms import USER_CONTAINERS
 from pathways_workload.triage.evidence import NODE_EVENT_TOLERANCE_NS, Evidence, attempt_of
 from pathways_workload.triage.fetches import CADENCE_LINES, QUIET_AFTER_NS
-from pathways_workload.triage.hosts import TEARDOWN
+from pathways_workload.triage.hosts import NODE_SOURCES, TEARDOWN
 
 # A node event that ended one of the workload's processes shows in the workload's own logs and
 # events within this span (a peer's lost connection, the RM's disconnect, a Killing event).
 FALTER_NS = 5 * 60 * 10**9
-NODE_SOURCES = ("serial-console", "audit", "node-event")
 # After its SIGTERM, a container shuts down within its grace period (30 s by default).
 SHUTDOWN_NS = 60 * 10**9
 # A component that hangs may still log a line or two just after the last step.
