@@ -169,3 +169,39 @@ def test_a_kill_near_the_end_of_the_workloads_lines_stays_evidence(tmp_path: Pat
         kill["timestamp"] = kill["timestamp"].replace("10:20:00", "10:57:00")
     late = _triage(tmp_path, *kills)
     assert "(fluent-bit)" in late["root_cause"]["message"] and late["survived"] == []
+
+
+def _job_event(job: str, at: str) -> dict[str, Any]:
+    """A Job's BackoffLimitExceeded event in the healthy run's cluster, at `at`."""
+    entries = json.loads((HEALTHY.parent / "lost-connection-to-peer.json").read_text())
+    model = next(
+        e
+        for e in entries
+        if e["logName"].endswith("/logs/events")
+        and e["jsonPayload"]["involvedObject"]["kind"] == "Job"
+    )
+    event = copy.deepcopy(model)
+    event.update(insertId=f"job-event-{job}", timestamp=at, severity="WARNING")
+    event["jsonPayload"].update(
+        involvedObject={
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "name": job,
+            "namespace": "default",
+        },
+        reason="BackoffLimitExceeded",
+        message="Job has reached the specified backoff limit",
+        type="Warning",
+    )
+    return event
+
+
+def test_a_sibling_jobsets_job_is_not_the_workloads(tmp_path: Path) -> None:
+    """`qwen-pretrain-pathways-worker-1` is named like a Job of JobSet qwen-pretrain, but its
+    pods run replicated job `worker`: it is JobSet qwen-pretrain-pathways's `worker` Job."""
+    sibling = _job_event("qwen-pretrain-pathways-worker-1", "2026-11-26T10:47:35Z")
+    report = _triage(tmp_path, sibling)
+    assert report["root_cause"] is None and report["survived"] == []
+    own = _job_event("qwen-pretrain-worker-1", "2026-11-26T10:47:35Z")
+    root = _triage(tmp_path, own)["root_cause"]
+    assert root is not None and "(Job/qwen-pretrain-worker-1)" in root["message"]

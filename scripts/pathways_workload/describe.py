@@ -128,6 +128,13 @@ def bare_message(entry: Entry) -> str:
     return without_launcher_prefix(message(entry))
 
 
+def involved_object(entry: Entry) -> tuple[str, str] | None:
+    """A Kubernetes event's object as (kind, name), or None for other entries."""
+    found = _dict(_dict(entry.get("jsonPayload")).get("involvedObject"))
+    kind, name = found.get("kind"), found.get("name")
+    return (kind, name) if isinstance(kind, str) and isinstance(name, str) else None
+
+
 def event_reason(entry: Entry) -> str:
     """A Kubernetes event's reason (`Scheduled`, `OOMKilling`...), or "" for other entries."""
     reason = _dict(entry.get("jsonPayload")).get("reason")

@@ -23,7 +23,7 @@ random part) matches no layout and implies nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from pathways_workload import labels
 from pathways_workload.selectors import REPLICATED_JOB_NAMES
@@ -74,6 +74,17 @@ def _lws(lws: str, group: str, worker: str | None) -> dict[str, str]:
 def _own_replicated_job(rjob: str) -> bool:
     """Whether a replicated job name is not a longer JobSet's launcher replicated job."""
     return rjob in REPLICATED_JOB_NAMES or not _LONGER_JOBSET.fullmatch(rjob)
+
+
+def sibling_job(job: str, jobset: str, replicated_jobs: Collection[str]) -> bool:
+    """Whether Job `job`, named like one of JobSet `jobset`'s, is more likely a sibling
+    JobSet's: its replicated job is none that `jobset`'s pods carry (`replicated_jobs`, when
+    known) and reads as `<word>-<a launcher's replicated job>` (`X-pathways-worker-0` is
+    JobSet `X-pathways`'s `worker` when X's own pods run `worker`)."""
+    match = re.fullmatch(rf"{re.escape(jobset)}-(?P<rjob>.+)-[0-9]+", job)
+    if match is None or not replicated_jobs or match["rjob"] in replicated_jobs:
+        return False
+    return bool(_LONGER_JOBSET.fullmatch(match["rjob"]))
 
 
 def _as_workload(pod: str, workload: Workload) -> dict[str, str] | None:

@@ -6,9 +6,18 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pathways_workload import coverage, scenarios
-from pathways_workload.describe import container_of, entry_labels, message, node_of, pod_of, where
+from pathways_workload import coverage, labels, scenarios
+from pathways_workload.describe import (
+    container_of,
+    entry_labels,
+    involved_object,
+    message,
+    node_of,
+    pod_of,
+    where,
+)
 from pathways_workload.node_discovery import nodes_from
+from pathways_workload.pod_names import sibling_job
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.terms import RECOVERY_TERMS, USER_CONTAINERS, WORKER_CONTAINERS
@@ -153,15 +162,37 @@ def _about(entry: Entry, names: Sequence[str]) -> bool:
     return not _ROUTINE_LEVEL_RE.search(text) and any(f'"{name}"' in text for name in names)
 
 
-def _evidence(found: TriageResults, nodes: set[str], names: Sequence[str]) -> list[Evidence]:
+def _own_events(found: TriageResults, request: Request) -> list[Entry]:
+    """The events, without the Job events of a sibling JobSet named like the workload's Jobs
+    (`X-pathways-worker-0` of JobSet `X-pathways` when X's pods run replicated job `worker`)."""
+    replicated = {
+        name
+        for entry in found.container_lines()
+        if isinstance(name := entry_labels(entry).get(labels.JOBSET_REPLICATED_JOB), str)
+    }
+    jobsets = [w.name for w in request.target.workloads if w.kind == "jobset"]
+
+    def sibling(entry: Entry) -> bool:
+        about = involved_object(entry)
+        return (
+            about is not None
+            and about[0] == "Job"
+            and any(sibling_job(about[1], jobset, replicated) for jobset in jobsets)
+        )
+
+    return [entry for entry in TriageResults.entries(found.events) if not sibling(entry)]
+
+
+def _evidence(found: TriageResults, nodes: set[str], request: Request) -> list[Evidence]:
     crashes = TriageResults.entries(found.crashes)
-    entries = crashes + TriageResults.entries(found.events)
+    entries = crashes + _own_events(found, request)
     entries += [
         entry
         for entry in TriageResults.entries(found.node_events + found.instances)
         if node_of(entry) in nodes
     ]
     if not any(result.entries for result in found.latest):
+        names = [workload.name for workload in request.target.workloads]
         entries += [e for e in TriageResults.entries(found.controller) if _about(e, names)]
     evidence = [item for item in map(classify, entries) if item is not None]
     return rules.shutting_down(with_tracebacks(evidence, crashes, found.follow_ups))
@@ -190,9 +221,8 @@ def _failures(
         for e in TriageResults.entries(found.startup)
         if any(term in message(e) for term in RECOVERY_TERMS)
     ]
-    names = [workload.name for workload in request.target.workloads]
     last = found.latest_lines()
-    evidence, warnings = rules.kept_going(_evidence(found, nodes, names), last, _last_step(last))
+    evidence, warnings = rules.kept_going(_evidence(found, nodes, request), last, _last_step(last))
     evidence, node_events = rules.went_on_after(evidence, last)
     survived = sorted([*warnings, *node_events], key=Evidence.order)
     failures = rules.split_failures(evidence, recoveries)
