@@ -557,6 +557,26 @@ def test_a_dump_beside_its_gzipped_copy_counts_once(tmp_path: Path) -> None:
     assert len(json_entries(f"--logs_file={log}", f"--logs_file={log}.gz", *flags)) == 1
 
 
+def test_a_dump_given_twice_under_other_names_counts_once(tmp_path: Path) -> None:
+    """A copy (another name, another folder, a path through `..`) holds the same lines; a
+    line repeated within the dump, and another dump of other lines, still count."""
+    text = (
+        "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:16Z Check failed: x\n"
+        "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:16Z Check failed: x\n"
+        "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:17Z RESOURCE_EXHAUSTED: HBM\n"
+    )
+    log = write(tmp_path / "dump.log", text)
+    (tmp_path / "copy").mkdir()
+    copy = write(tmp_path / "copy" / "again.log", text)
+    other = write(tmp_path / "other.log", text.replace("HBM", "host memory"))
+    flags = ("--pod_prefix=rl-actor", "--action=errors", "--start_time=2026-08-09T08:00:00Z")
+    once = json_entries(f"--logs_file={log}", *flags)
+    assert len(once) == 3
+    for twice in (copy, tmp_path / "copy" / ".." / "dump.log"):
+        assert json_entries(f"--logs_file={log}", f"--logs_file={twice}", *flags) == once
+    assert len(json_entries(f"--logs_file={log}", f"--logs_file={other}", *flags)) == 4
+
+
 def test_a_file_without_any_mark_says_to_record_times(tmp_path: Path) -> None:
     log = write(tmp_path / "client.log", "completed step: 0, loss: 2.9\ncompleted step: 1\n")
     message = refused(f"--logs_file={log}", "--pod_prefix=p", "--container_names=c")

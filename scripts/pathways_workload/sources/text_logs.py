@@ -24,8 +24,9 @@ per line:
   JSON object becomes `jsonPayload`, its `severity` field the entry's, as GKE's
   agent stores structured logs (Cloud Logging's structured-logging special
   fields).
-- insertId: distinct, in file order, so lines sharing a time keep their order;
-  the same for a file and its gzipped copy (`NAME.gz`), whose lines are one entry each.
+- insertId: distinct, in file order within a container, so lines sharing a time keep
+  their order; made from the line's container, number and text, so the same transcript
+  given twice (a copy, its gzipped copy `NAME.gz`, standard input) is one entry a line.
 - resource labels: project, location and cluster from their flags when given,
   the namespace from `--namespace`; workload labels from the pod's name
   (pod_names.py). No logName (stdout or stderr is unknown).
@@ -256,6 +257,15 @@ class _Container:
     waiting: list[tuple[int, TextLine, int | None]] = dataclasses.field(default_factory=list)
 
 
+def _insert_id(who: Who, number: int, line: TextLine) -> str:
+    """An ID from what the line is (its container, place in the file and text), not from
+    the file's name: the same transcript given twice (a copy, its gzipped copy, standard
+    input) holds the same entries, and a container's lines keep their file order."""
+    container = hashlib.sha1("/".join(who).encode(), usedforsecurity=False).hexdigest()[:8]
+    text = hashlib.sha1(line.message.encode(), usedforsecurity=False).hexdigest()[:8]
+    return f"{container}-{number:010d}-{text}"
+
+
 class _Transcript:
     """One text file read line by line."""
 
@@ -263,9 +273,6 @@ class _Transcript:
         self._logs = logs
         self._name = name
         self._place = place
-        # A file and its gzipped copy beside it hold the same entries: the same insertIds.
-        tag = name.removesuffix(".gz").encode()
-        self._tag = hashlib.sha1(tag, usedforsecurity=False).hexdigest()[:8]
         self._prefixed: bool | None = None
         self._first_line = 0
         self._default: Who | None = None
@@ -350,7 +357,7 @@ class _Transcript:
     def _record(self, number: int, who: Who, time_ns: int, line: TextLine) -> Iterator[TextRecord]:
         if line.message.strip():
             try:
-                entry = self._logs.entry(who, time_ns, line, f"{self._tag}-{number:010d}")
+                entry = self._logs.entry(who, time_ns, line, _insert_id(who, number, line))
             except RecursionError:
                 raise refuse(self._name, number, "its JSON object is nested too deeply") from None
             except NotText as error:
