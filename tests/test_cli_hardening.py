@@ -559,3 +559,25 @@ def test_a_function_only_cloud_logging_evaluates_is_refused_offline(text: str) -
     assert first.startswith("error: --filter: ") and "cannot be evaluated offline" in first
     assert first.endswith("Cloud Logging evaluates it (--execute, or the printed command)")
     assert err.splitlines()[1:] == [text, "^"]
+
+
+def test_too_many_container_names_for_one_filter_blame_the_flag() -> None:
+    names = ",".join(f"container-{i}" for i in range(2000))
+    code, out, err = run_cli(*BASE, "--action=errors", f"--container_names={names}")
+    assert (code, out) == (2, "")
+    line = err.splitlines()[-1]
+    assert line.startswith("error: --container_names: with 2000 containers a query has ")
+    assert line.endswith(" characters; Cloud Logging accepts at most 20,000: name fewer containers")
+
+
+def test_one_line_is_one_entry_in_the_notes() -> None:
+    code, _, err = run_cli(
+        f"--logs_file={INCIDENT}", "--jobset_name=gemma-train", "--action=errors", "--limit=14"
+    )
+    assert code == 0
+    assert "cut the output: 1 more matching line is not shown;" in err
+    assert err.endswith("\n14 entries\n")
+    code, _, err = run_cli(
+        f"--logs_file={INCIDENT}", "--jobset_name=gemma-train", "--action=errors", "--limit=1"
+    )
+    assert err.endswith("\n1 entry\n")

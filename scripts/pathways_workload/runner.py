@@ -68,6 +68,13 @@ def _check_filters(fetches: list[Fetch], request: Request, sentinel: str | None 
                 f"{length:,} characters; Cloud Logging accepts at most {MAX_FILTER_LENGTH:,}: "
                 "name fewer workloads (run once per group of them)"
             )
+        names = request.target.container_names
+        if length > MAX_FILTER_LENGTH and names:
+            raise UsageError(
+                f"--container_names: with {len(names)} containers a query has {length:,} "
+                f"characters; Cloud Logging accepts at most {MAX_FILTER_LENGTH:,}: name fewer "
+                "containers"
+            )
         check_valid(item.query.filter)
 
 

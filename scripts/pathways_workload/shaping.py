@@ -171,7 +171,8 @@ def _cut_note(merged: int, results: Sequence[Result], options: Options, riding: 
         )
     )
     return (
-        f"note: --limit={options.limit} cut the output: {more} matching lines are not shown; "
+        f"note: --limit={options.limit} cut the output: {more} matching "
+        f"{'line is' if more == '1 more' else 'lines are'} not shown; "
         f"to see {end} first use {flip}, for each pod's first and last line "
         "--first_per_pod=1, or raise --limit or narrow the window"
     )

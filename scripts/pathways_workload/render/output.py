@@ -28,7 +28,8 @@ def _write_entries(report: EntryReport, out: TextIO, err: TextIO, fmt: str) -> N
         err.write(f"no entries matched in {report.span}\n")
         err.write(report.empty_hint + "\n")
     else:
-        err.write(f"{len(stream.entries)} entries\n")
+        count = len(stream.entries)
+        err.write(f"{count} {'entry' if count == 1 else 'entries'}\n")
 
 
 def write_commands_file(path: str, checks: list[dict[str, Any]]) -> None:
