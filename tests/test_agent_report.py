@@ -281,3 +281,22 @@ def test_a_tpu_host_that_logged_nothing_is_a_gap_though_others_restarted(tmp_pat
     whole = [f"--logs_file={INCIDENTS / 'lost-connection-to-peer.json'}", *args[1:]]
     code, out, err = run_cli(*whole, "--action=triage", "--format=json")
     assert json.loads(out)["coverage"]["gaps"] == []
+
+
+def test_a_renamed_worker_container_still_makes_its_pods_tpu_hosts(tmp_path: Path) -> None:
+    """A worker container named `tpu-worker` runs in the JobSet's `worker` pods: the hosts,
+    the lead and the workers' coverage are what they are with `pathways-worker`."""
+    source = INCIDENTS / "lost-connection-to-peer.json"
+    renamed = tmp_path / "renamed.json"
+    renamed.write_text(source.read_text().replace('"pathways-worker"', '"tpu-worker"'))
+    args = target_args("lost-connection-to-peer")[1:]
+    reports = []
+    for path in (source, renamed):
+        code, out, err = run_cli(f"--logs_file={path}", *args, "--action=triage", "--format=json")
+        assert code == 0, err
+        reports.append(json.loads(out))
+    original, report = reports
+    assert report["failing_hosts"] and report["failing_hosts"] == original["failing_hosts"]
+    assert report["lead_host"] == original["lead_host"]
+    assert report["root_cause"]["host"] == original["root_cause"]["host"] == "1/2"
+    assert report["coverage"]["gaps"] == original["coverage"]["gaps"] == []

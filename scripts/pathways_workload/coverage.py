@@ -14,7 +14,7 @@ from typing import Any
 from pathways_workload import terms
 from pathways_workload.describe import container_of, entry_labels, pod_of
 from pathways_workload.sources.base import Entry, entry_time_ns
-from pathways_workload.triage.hosts import host_index
+from pathways_workload.triage.hosts import host_index, runs_on_host
 
 Host = tuple[str, str]  # (slice, host index), as the labels write them
 MOST_NAMED = 8
@@ -77,7 +77,7 @@ def components(lines: Sequence[Entry], expected_hosts: Collection[Host]) -> list
     known = {name for _, containers, _ in COMPONENTS for name in containers}
     others = sorted({name for entry in lines if (name := container_of(entry))} - known)
     for name, containers, required in COMPONENTS:
-        own = [entry for entry in lines if container_of(entry) in containers]
+        own = [entry for entry in lines if _plays(entry, name, containers, others)]
         first, last = _span(own)
         pods = len({pod_of(entry) for entry in own})
         note = None
@@ -96,6 +96,17 @@ def components(lines: Sequence[Entry], expected_hosts: Collection[Host]) -> list
             }
         )
     return rows
+
+
+def _plays(
+    entry: Entry, component: str, containers: Collection[str], others: Sequence[str]
+) -> bool:
+    """Whether a line is the component's: by its container's name, or, for the workers, a
+    container of no known role on a TPU host (a renamed worker)."""
+    container = container_of(entry)
+    if container in containers:
+        return True
+    return component == "workers" and container in others and runs_on_host(entry)
 
 
 def _other_names(component: str, others: Sequence[str]) -> str:

@@ -1,13 +1,14 @@
 """Which TPU hosts failed, when each failed first, the lead and the lowest-indexed one.
 
-A host is a pod running `pathways-worker` (slice = JobSet `job-index` or LWS
-group, host = `job-completion-index` or LWS worker index); the head pod is not
-a host. Node-level evidence (a kernel OOM kill, an interruption) counts for the
-host pod that ran on that node at the time. SIGTERM lines are the JobSet
-tearing everything down, and pod events (kills, back-offs) its consequences:
-neither makes a host a failing one; nor does a worker's line saying the JAX
-client died (the host only followed the client).
-"""
+A host is a pod running `pathways-worker` (or a container of another name in a
+JobSet replicated job other than the head's: a renamed worker), its slice the
+JobSet `job-index` or LWS group, its host the `job-completion-index` or LWS
+worker index; the head pod is not a host. Node-level evidence (a kernel OOM
+kill, an interruption) counts for the host pod that ran on that node at the
+time. SIGTERM lines are the JobSet tearing everything down, and pod events
+(kills, back-offs) its consequences: neither makes a host a failing one; nor
+does a worker's line saying the JAX client died (the host only followed the
+client)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from pathways_workload.triage.evidence import CLIENT_LOGS, Evidence, symptom_of
 
 HOST_CONTAINERS = ("pathways-worker", "colocated-python-sidecar")
 HEAD_CONTAINERS = RM_CONTAINERS + PROXY_CONTAINERS + USER_CONTAINERS
+# The replicated jobs the launchers run the head pod (RM, proxy, client) as.
+HEAD_REPLICATED_JOBS = ("pathways-head", "head", "rm", "proxy")
 HOST_LABELS = (
     (labels.JOBSET_JOB_INDEX, labels.JOB_COMPLETION_INDEX),
     (labels.LWS_GROUP_INDEX, labels.LWS_WORKER_INDEX),
@@ -62,11 +65,23 @@ def host_index(found: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def runs_on_host(entry: Entry) -> bool:
+    """A TPU host's line: of a worker (or sidecar) container, or of a container with another
+    name in a JobSet pod of a replicated job other than the head's (a renamed worker)."""
+    container = container_of(entry)
+    if container in HOST_CONTAINERS:
+        return True
+    if container is None or container in HEAD_CONTAINERS:
+        return False
+    replicated = entry_labels(entry).get(labels.JOBSET_REPLICATED_JOB)
+    return isinstance(replicated, str) and replicated not in HEAD_REPLICATED_JOBS
+
+
 def host_pods(entries: Iterable[Entry]) -> dict[str, HostPod]:
     """The host pods among the workload's container lines."""
     pods: dict[str, HostPod] = {}
     for entry in entries:
-        if container_of(entry) not in HOST_CONTAINERS:
+        if not runs_on_host(entry):
             continue
         pod, node = pod_of(entry), node_of(entry)
         if not pod:
@@ -87,10 +102,10 @@ def head_nodes(entries: Iterable[Entry]) -> frozenset[str]:
     heads: set[str] = set()
     hosts: set[str] = set()
     for entry in entries:
-        node, container = node_of(entry), container_of(entry)
-        if node and container in HOST_CONTAINERS:
+        node = node_of(entry)
+        if node and runs_on_host(entry):
             hosts.add(node)
-        elif node and container in HEAD_CONTAINERS:
+        elif node and container_of(entry) in HEAD_CONTAINERS:
             heads.add(node)
     return frozenset(heads - hosts)
 

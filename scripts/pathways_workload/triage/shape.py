@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathways_workload import labels
 from pathways_workload.describe import container_of, entry_labels, pod_of
 from pathways_workload.sources.base import Entry
-from pathways_workload.triage.hosts import HOST_CONTAINERS, host_index
+from pathways_workload.triage.hosts import host_index, runs_on_host
 
 Host = tuple[str, str]  # (slice, host index), as the labels write them
 
@@ -50,11 +50,10 @@ def learn_shape(entries: Iterable[Entry]) -> WorkloadShape:
         pod = pod_of(entry)
         if not pod or pod in host_of:  # a pod's labels are the same on all its lines
             continue
-        container = container_of(entry)
-        if container is None:
+        if container_of(entry) is None:
             continue
         pods.add(pod)
-        if container not in HOST_CONTAINERS:
+        if not runs_on_host(entry):
             continue
         found = entry_labels(entry)
         index = host_index(found)

@@ -47,6 +47,7 @@ from pathways_workload.triage.hosts import (
     TEARDOWN,
     HostPod,
     host_index,
+    runs_on_host,
 )
 from pathways_workload.triage.rules import Failure, next_line_due
 from pathways_workload.triage.shape import Host, unseen_host_line
@@ -91,7 +92,7 @@ def lane_of(entry: Entry, source: str = "container") -> LaneKey:
         return ("controller", "JobSet controller")
     container = container_of(entry) or "?"
     found = entry_labels(entry)
-    index = host_index(found) if container in HOST_CONTAINERS else None
+    index = host_index(found) if runs_on_host(entry) else None
     if index:
         return ("host", "/".join(index))
     group = found.get(labels.LWS_GROUP_INDEX)  # each LeaderWorkerSet group has its own leader
