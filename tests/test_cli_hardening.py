@@ -581,3 +581,34 @@ def test_one_line_is_one_entry_in_the_notes() -> None:
         f"--logs_file={INCIDENT}", "--jobset_name=gemma-train", "--action=errors", "--limit=1"
     )
     assert err.endswith("\n1 entry\n")
+
+
+@pytest.mark.parametrize(
+    ("flags", "meant"),
+    [
+        (("--filter=severity>=ERROR -- note\rOR severity>=DEFAULT",), "-- note\rOR severity"),
+        (("--action=errors", "--extra_term=a\x85b"), '"a\x85b"'),
+    ],
+)
+def test_a_printed_command_passes_control_characters_as_meant(
+    tmp_path: Path, flags: tuple[str, ...], meant: str
+) -> None:
+    """The text output shows `\\xNN` for a control character; the printed command quotes it
+    so that bash passes the character itself (it passed the four characters `\\x0d`, which
+    made the comment run on and the query change)."""
+    action = () if flags[0].startswith("--action") else ("--action=query",)
+    argv = ("--project=pw-demo", "--start_time=2026-10-22T11:00:00Z", *action, *flags)
+    code, records, err = run_cli(*argv, "--jobset_name=gemma-train", "--format=json")
+    assert code == 0, err
+    wanted = json.loads(records.splitlines()[0])["filter"]
+    assert meant in wanted
+    code, text, err = run_cli(*argv, "--jobset_name=gemma-train")
+    assert code == 0, err
+    block = next(block for block in text.split("\n# ") if "gcloud logging read" in block)
+    command = block.split("\n", 1)[1]  # after its `# purpose` line
+    stand_in = tmp_path / "gcloud"
+    stand_in.write_text('#!/bin/bash\nprintf "%s" "$3" > "$(dirname "$0")/filter"\n')
+    stand_in.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"}
+    subprocess.run(["bash", "-c", command], env=env, check=True)
+    assert (tmp_path / "filter").read_bytes().decode() == wanted

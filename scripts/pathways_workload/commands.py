@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import urllib.parse
 from collections.abc import Iterable
@@ -17,6 +18,28 @@ ATTRIBUTION = f"CLOUDSDK_METRICS_ENVIRONMENT={shlex.quote(USAGE_TOKENS)}"
 CONSOLE_URL = "https://console.cloud.google.com/logs/query"
 
 
+# What a terminal would not show as itself (the report's text turns it into `\xNN`): C0
+# controls but tab and newline, DEL, and the C1 controls.
+_UNSHOWN_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shell_word(text: str) -> str:
+    """`text` quoted for a POSIX shell; with a control character a terminal would not show,
+    in ANSI-C quotes (`$'...'`) with that character as its UTF-8 bytes (`\\xNN`), so the
+    command as printed is the command as meant."""
+    if not _UNSHOWN_RE.search(text):
+        return shlex.quote(text)
+
+    def escaped(char: str) -> str:
+        if char in "\\'":
+            return "\\" + char
+        if _UNSHOWN_RE.fullmatch(char):
+            return "".join(f"\\x{byte:02x}" for byte in char.encode("utf-8"))
+        return char
+
+    return "$'" + "".join(map(escaped, text)) + "'"
+
+
 def gcloud_command(
     query: Query, project: str, limit: int, order: str, output_format: str = "json"
 ) -> str:
@@ -27,7 +50,7 @@ def gcloud_command(
             "gcloud",
             "logging",
             "read",
-            shlex.quote(query.filter),
+            shell_word(query.filter),
             f"--project={shlex.quote(project)}",
             f"--order={order}",
             f"--limit={limit}",
