@@ -612,3 +612,26 @@ def test_a_printed_command_passes_control_characters_as_meant(
     env = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"}
     subprocess.run(["bash", "-c", command], env=env, check=True)
     assert (tmp_path / "filter").read_bytes().decode() == wanted
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (("--action=errors",), "error: printing gcloud commands needs --project=PROJECT_ID"),
+        (
+            ("--action=triage", "--engine=analytics"),
+            "error: printing Log Analytics SQL needs --project=PROJECT_ID (whose logs)",
+        ),
+        (
+            ("--action=pod-events", "--project=pw-demo", "--container_names=pathways-worker"),
+            "error: --container_names selects container lines; --action=pod-events reads none "
+            "(its events or nodes belong to pods, not containers): leave it out",
+        ),
+    ],
+)
+def test_a_flag_error_found_before_printing_is_the_only_line(
+    argv: tuple[str, ...], line: str
+) -> None:
+    """The window is said once the flags are known to be right (it came before these)."""
+    code, out, err = run_cli("--jobset_name=x", *argv)
+    assert (code, out, err) == (2, "", line + "\n")

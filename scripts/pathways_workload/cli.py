@@ -32,7 +32,7 @@ from pathways_workload.registry import ACTIONS, Action
 from pathways_workload.render.html import HTML_REPORTS
 from pathways_workload.render.printed import GcloudPrinter, Printer
 from pathways_workload.reports import EntryReport
-from pathways_workload.runner import Output, Settle, run_action
+from pathways_workload.runner import PRINT_NEEDS_PROJECT, Output, Settle, run_action
 from pathways_workload.sources.base import Source
 from pathways_workload.sources.files import FileSource, plausible_window
 from pathways_workload.sources.text_logs import TextLogOptions, TextLogs
@@ -69,7 +69,10 @@ class _Engine:
     full: bool
 
     def printer(self) -> Printer:
+        """Print mode's printer, once what every printed query needs is checked."""
         if self.dataset is None:
+            if not self.project:
+                raise UsageError(PRINT_NEEDS_PROJECT)
             return GcloudPrinter()
         from pathways_workload.analytics import engine
 
@@ -281,14 +284,14 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         engine.check_filter(args.filter, bool(args.logs_file))
     with ExitStack() as stack:
         source, window, settle = _source_and_window(args, action, tgt, engine, clock, err, stack)
-        if settle is None:
-            err.write(window.describe() + "\n")
         issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
         request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
         _check_container_names(action, request)
         # Print mode, and preflight in the cloud, which prints its queries when denied.
         printing = source is None or (action.runs_without_execute and not args.logs_file)
         printer = engine.printer() if printing else GcloudPrinter()
+        if settle is None:  # once the flags are known to be right: an error is one line
+            err.write(window.describe() + "\n")
         output = Output(out, err, args.format, args.verbose, args.commands_out, printer)
         return run_action(action, request, source, output, settle)
 

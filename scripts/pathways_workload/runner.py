@@ -19,6 +19,8 @@ from pathways_workload.reports import TableReport
 from pathways_workload.sources.base import Fetch, Source
 from pathways_workload.window import Window
 
+PRINT_NEEDS_PROJECT = "printing gcloud commands needs --project=PROJECT_ID"
+
 # Says, once a run is over, the window its source learnt (None: it learnt none).
 Settle = Callable[[], Window | None]
 
@@ -41,7 +43,7 @@ class Output:
 
 def _project(request: Request) -> str:
     if not request.target.project:
-        raise UsageError("printing gcloud commands needs --project=PROJECT_ID")
+        raise UsageError(PRINT_NEEDS_PROJECT)
     return request.target.project
 
 
