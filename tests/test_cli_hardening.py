@@ -588,6 +588,7 @@ def test_one_line_is_one_entry_in_the_notes() -> None:
     [
         (("--filter=severity>=ERROR -- note\rOR severity>=DEFAULT",), "-- note\rOR severity"),
         (("--action=errors", "--extra_term=a\x85b"), '"a\x85b"'),
+        (("--action=errors", "--extra_term=a\u202eb"), '"a\u202eb"'),
     ],
 )
 def test_a_printed_command_passes_control_characters_as_meant(

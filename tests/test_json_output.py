@@ -166,9 +166,9 @@ def test_every_json_record_stays_one_line_for_any_splitter(
     assert code in (0, 1), err
     assert separator not in out
     records = [json.dumps(json.loads(line), ensure_ascii=False) for line in out.splitlines()]
-    written = [f"a{separator}b"]
-    if separator == "\x85":  # a control character: a command quotes it as its UTF-8 bytes
-        written.append(json.dumps("a\\xc2\\x85b")[1:-1])
+    as_bytes = "".join(f"\\x{byte:02x}" for byte in separator.encode())
+    # As typed; or in a command, which quotes such a character as its UTF-8 bytes.
+    written = [f"a{separator}b", json.dumps(f"a{as_bytes}b")[1:-1]]
     assert any(form in record for form in written for record in records)
 
 

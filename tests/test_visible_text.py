@@ -37,6 +37,23 @@ def test_visible_shows_every_control_but_tab_and_newline() -> None:
     assert visible("\x00\x1b\x7f\u0085\u009f\u00a0") == "\\x00\\x1b\\x7f\\x85\\x9f\u00a0"
 
 
+def test_visible_shows_separators_and_bidirectional_controls() -> None:
+    """A line separator splits a line for `str.splitlines()`; an override shows the rest
+    of the terminal line reversed (`…75wk5rekrow-syawhtap`)."""
+    assert visible("a\u2028b\u2029c \u202epod \u2066x\u2069 \u200bz") == (
+        "a\\u2028b\\u2029c \\u202epod \\u2066x\\u2069 \u200bz"
+    )
+
+
+@pytest.mark.parametrize("action", ["errors", "triage"])
+def test_text_output_shows_separators_of_log_lines(tmp_path: Path, action: str) -> None:
+    text = "Check failed: a\u2028b \u202eRTL"
+    code, out, err = run_cli(f"--action={action}", _export(tmp_path, text), *WORKLOAD)
+    assert code == 0, err
+    assert "\u2028" not in out and "\u202e" not in out
+    assert "Check failed: a\\u2028b \\u202eRTL" in out
+
+
 @pytest.mark.parametrize("action", ["errors", "triage", "workers"])
 def test_text_output_shows_controls_of_log_lines(tmp_path: Path, action: str) -> None:
     code, out, err = run_cli(f"--action={action}", _export(tmp_path, HOSTILE), *WORKLOAD)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 import urllib.parse
 from collections.abc import Iterable
@@ -12,28 +11,24 @@ from pathways_workload import USAGE_TOKENS
 from pathways_workload.describe import resource_labels
 from pathways_workload.query import Query
 from pathways_workload.sources.base import Result
+from pathways_workload.visible_text import CONTROLS
 from pathways_workload.window import Window
 
 ATTRIBUTION = f"CLOUDSDK_METRICS_ENVIRONMENT={shlex.quote(USAGE_TOKENS)}"
 CONSOLE_URL = "https://console.cloud.google.com/logs/query"
 
 
-# What a terminal would not show as itself (the report's text turns it into `\xNN`): C0
-# controls but tab and newline, DEL, and the C1 controls.
-_UNSHOWN_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def shell_word(text: str) -> str:
-    """`text` quoted for a POSIX shell; with a control character a terminal would not show,
-    in ANSI-C quotes (`$'...'`) with that character as its UTF-8 bytes (`\\xNN`), so the
-    command as printed is the command as meant."""
-    if not _UNSHOWN_RE.search(text):
+    """`text` quoted for a POSIX shell; with a character the text output does not write as
+    itself (`visible_text.CONTROLS`), in ANSI-C quotes (`$'...'`) with that character as its
+    UTF-8 bytes (`\\xNN`), so that the command as printed is the command as meant."""
+    if not CONTROLS.search(text):
         return shlex.quote(text)
 
     def escaped(char: str) -> str:
         if char in "\\'":
             return "\\" + char
-        if _UNSHOWN_RE.fullmatch(char):
+        if CONTROLS.fullmatch(char):
             return "".join(f"\\x{byte:02x}" for byte in char.encode("utf-8"))
         return char
 

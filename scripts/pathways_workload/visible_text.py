@@ -5,7 +5,10 @@ returns, now and then an escape sequence that retitles a terminal or sets its
 clipboard. Written raw to a terminal they recolour or overwrite the report (a
 `\\r` hides what came before it on the line). Every text the tool writes as
 text (reports, entry lines, notes and errors) shows each control character
-but tab and newline as `\\xNN`; JSON output escapes them as JSON does.
+but tab and newline as `\\xNN`, and the line and paragraph separators and the
+bidirectional embeddings, overrides and isolates (which would reorder what a
+terminal shows: a pod name that reads backwards) as `\\uXXXX`; JSON output
+escapes them as JSON does.
 """
 
 from __future__ import annotations
@@ -14,16 +17,20 @@ import io
 import re
 from typing import TextIO
 
-# C0 but tab and newline, DEL, and C1 (which some terminals obey in UTF-8 too).
-CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 but tab and newline, DEL, C1 (which some terminals obey in UTF-8 too), U+2028 and
+# U+2029 (line breaks to a reader that splits lines on them), and the bidirectional
+# embeddings, overrides and isolates.
+CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069]")
 
 
 def _shown(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def visible(text: str) -> str:
-    """`text` with each control character but tab and newline written as `\\xNN`."""
+    """`text` with each control character but tab and newline written as `\\xNN` (the
+    separators and bidirectional controls as `\\uXXXX`)."""
     return text if CONTROLS.search(text) is None else CONTROLS.sub(_shown, text)
 
 
