@@ -77,6 +77,21 @@ def test_every_query_is_window_bounded_and_project_scoped() -> None:
     assert " labels," not in text and "JSON_VALUE(labels" in text
 
 
+def test_the_window_is_rounded_inwards_to_microseconds(store_of: Any) -> None:
+    """The start is rounded up and the end down: an entry 1 ns before a start inside a
+    microsecond is outside the window, as the default engine says (it was returned)."""
+    start, end = "2026-10-22T11:30:00.123456001Z", "2026-10-22T11:30:00.200000999Z"
+    bounded = f'timestamp>="{start}" timestamp<="{end}"'
+    text = queries.build([queries.Question(bounded, 10)], queries.View("`p.d.v`", None), full=False)
+    assert "WHERE timestamp >= TIMESTAMP '2026-10-22 11:30:00.123457+00'" in text
+    assert "AND timestamp <= TIMESTAMP '2026-10-22 11:30:00.200000+00'" in text
+    before = container_entry("before", timestamp="2026-10-22T11:30:00.123456Z")
+    inside = container_entry("inside", timestamp="2026-10-22T11:30:00.123457Z")
+    rows = store_of([before, inside]).rows(text)
+    assert [row["text_payload"] for row in rows] == ["inside"]
+    assert not compile_filter(bounded).matches(before)
+
+
 def test_an_unbounded_filter_is_refused() -> None:
     with pytest.raises(UsageError, match="bounded in time"):
         queries.build([queries.Question("severity>=ERROR", 10)], queries.View("`p.d.v`", "p"), True)

@@ -25,6 +25,8 @@ many entries the stage matched, `source_matched`)
 one microsecond are ordered by insert_id, Cloud Logging's own tie-breaker.
 `fetch_matched` says how many matched in all, so a cut answer says so.
 Timestamps come back as RFC 3339 text with six fractional digits. The
+window's start is rounded up and its end down to the microsecond, so no entry
+the default engine leaves out before the start is returned. The
 project scope is left out when the project is unknown (offline without --project).
 """
 
@@ -127,7 +129,7 @@ def build(questions: Sequence[Question], view: View, full: bool) -> str:
         "WITH scan AS (\n  SELECT\n    "
         + ",\n    ".join(selected + keyed + flags)
         + f"\n  FROM {view.table} AS {columns.VIEW_ALIAS}\n"
-        + f"  WHERE timestamp >= {sql.timestamp(window.start_ns or 0)}\n"
+        + f"  WHERE timestamp >= {sql.timestamp(window.start_ns or 0, round_up=True)}\n"
         + f"    AND timestamp <= {sql.timestamp(window.end_ns or 0)}{scope}\n),\n"
         + "matched AS (\n  SELECT * FROM scan\n"
         + f"  WHERE {' OR '.join(f'match_{i}' for i in range(len(questions)))}\n"

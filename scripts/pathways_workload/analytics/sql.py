@@ -53,14 +53,16 @@ def json_path(keys: tuple[str, ...]) -> str:
     return string("".join(parts))
 
 
-def micros(nanos: int) -> int:
-    """Nanoseconds to whole microseconds, rounded down (BigQuery TIMESTAMP precision)."""
-    return nanos // NANOS_PER_MICRO
+def micros(nanos: int, round_up: bool = False) -> int:
+    """Nanoseconds to whole microseconds (BigQuery TIMESTAMP precision), rounded down
+    unless `round_up`."""
+    return -(-nanos // NANOS_PER_MICRO) if round_up else nanos // NANOS_PER_MICRO
 
 
-def timestamp(nanos: int) -> str:
-    """A TIMESTAMP literal of an instant, truncated to the microsecond."""
-    text = format_timestamp_ns(micros(nanos) * NANOS_PER_MICRO)
+def timestamp(nanos: int, round_up: bool = False) -> str:
+    """A TIMESTAMP literal of an instant, truncated to the microsecond (or rounded up to the
+    next one, for a lower bound: no earlier instant may pass it)."""
+    text = format_timestamp_ns(micros(nanos, round_up) * NANOS_PER_MICRO)
     date, _, clock = text.rstrip("Z").partition("T")
     seconds, _, fraction = clock.partition(".")
     fraction = (fraction + "000000")[:6]
