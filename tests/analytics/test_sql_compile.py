@@ -53,7 +53,12 @@ def test_timestamps_are_microsecond_literals() -> None:
 
 
 def test_global_restriction_and_search_cover_the_whole_row() -> None:
-    assert "CONTAINS_SUBSTR(log_entry, 'hbm')" in where.compile_filter('"hbm"')
+    """A global restriction is `:` on each column, typed: severity by level, never as text."""
+    predicate = where.compile_filter('"hbm"')
+    assert "CONTAINS_SUBSTR(text_payload, 'hbm')" in predicate
+    assert "CONTAINS_SUBSTR(json_payload, 'hbm')" in predicate
+    assert "CONTAINS_SUBSTR(log_entry" not in predicate and "severity" not in predicate
+    assert "(severity IS NOT NULL AND severity IN ('WARNING'))" in where.compile_filter("warning")
     assert "SEARCH(log_entry, 'out of memory')" in where.compile_filter('SEARCH("Out Of Memory")')
 
 

@@ -42,6 +42,12 @@ def line_of(entry: dict[str, Any], ensure_ascii: bool = True) -> bytes:
         ('httpRequest.status="503"', {"httpRequest": {"status": 503}}),
         ('sourceLocation.line="0042"', {"sourceLocation": {"line": "42"}}),
         ('timestamp="2026-10-22T13:10:00+02:00"', {"timestamp": "2026-10-22T11:10:00Z"}),
+        # Global restrictions search typed fields by their type.
+        ("WARNING", {"severity": 400}),
+        ("warning", {"severity": "0400"}),
+        ('"2026-10-22T13:10:00+02:00"', {"timestamp": "2026-10-22T11:10:00Z"}),
+        ('"5000ms"', {"httpRequest": {"latency": "5s"}}),
+        ('httpRequest:"5000ms"', {"httpRequest": {"latency": "5s"}}),
         # Case and mixed fields.
         ('textPayload:"OOM"', {"textPayload": "oomkilled"}),
         ('labels.env="PROD"', {"labels": {"env": "prod"}}),
@@ -70,6 +76,7 @@ def test_matching_lines_pass(text: str, entry: dict[str, Any]) -> None:
         ('textPayload:("a1" OR "b2") OR severity=CRITICAL', {"textPayload": "c3"}),
         ('SEARCH("alpha")', {"textPayload": "beta"}),
         ('"needle"', {"jsonPayload": {"hay": ["stack"]}}),
+        ("WARNING", {"severity": "ERROR", "textPayload": "ok"}),
     ],
 )
 def test_lines_that_cannot_match_are_rejected(text: str, entry: dict[str, Any]) -> None:

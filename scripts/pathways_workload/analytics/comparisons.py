@@ -15,11 +15,12 @@ comparison in `COALESCE(..., FALSE)`, so NULL never reaches NOT.
 
 from __future__ import annotations
 
+import dataclasses
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from pathways_workload.analytics import columns, sql
-from pathways_workload.analytics.operands import Operand
+from pathways_workload.analytics.operands import AUDIT_LOG_COLUMN, AUDIT_TYPE, Operand
 from pathways_workload.lql import fields, nodes, values
 
 NEVER = "FALSE"
@@ -36,7 +37,8 @@ _ORDER_TESTS: Mapping[str, Callable[[int, int], bool]] = {
 def compare(operand: Operand, op: str, literal: nodes.Literal) -> str:
     """SQL for `operand op literal` (not `:*`, which is `presence`)."""
     if operand.record:
-        return NEVER
+        fields_ = _RECORDS[operand.column].children
+        return _has_in(fields_, operand.column, literal) if op == ":" else NEVER
     if operand.kind == columns.JSON:
         return _json(operand, op, literal)
     if operand.kind == fields.STRING:
@@ -44,6 +46,56 @@ def compare(operand: Operand, op: str, literal: nodes.Literal) -> str:
     if operand.kind == fields.SEVERITY:
         return _severity(operand.column, op, literal)
     return _typed(operand, op, literal)
+
+
+def anywhere(literal: nodes.Literal) -> str:
+    """A global restriction: `:` on every field of the row (see `_has_in`)."""
+    as_text = dataclasses.replace(literal, quoted=True)  # a bare NULL_VALUE is text here
+    row = tuple(field for field in columns.VIEW_COLUMNS if field.key != "logId")
+    return _has_in(row, "", as_text)
+
+
+def _has_in(fields_: tuple[columns.Field, ...], prefix: str, literal: nodes.Literal) -> str:
+    """`:` on every field under a record (or the row): OR of `field:value` on each field that
+    is present (an absent one is not searched, so its default does not match), each with its
+    type's meaning, as the engine searches an entry (`severity:WARNING`, never
+    `severity:WARN`); an AuditLog's `@type` too."""
+    if _is_null_value(literal):
+        return NEVER
+    found = [_present_has(operand, literal) for operand in _leaves(fields_, prefix)]
+    if prefix in ("", AUDIT_LOG_COLUMN):
+        found.append(compare(AUDIT_TYPE, ":", literal))
+    kept = [predicate for predicate in found if predicate != NEVER]
+    return f"({' OR '.join(kept)})" if kept else NEVER
+
+
+def _leaves(fields_: tuple[columns.Field, ...], prefix: str) -> Iterator[Operand]:
+    """Operands of every non-record field below a record, without defaults."""
+    for field in fields_:
+        path = f"{prefix}.{field.name}" if prefix else field.name
+        if field.kind == columns.RECORD:
+            yield from _leaves(field.children, path)
+        else:
+            yield Operand(field.kind, path)
+
+
+def _present_has(operand: Operand, literal: nodes.Literal) -> str:
+    """`field:value` on a field, false when the field is absent."""
+    found = compare(operand, ":", literal)
+    if operand.kind == fields.SEVERITY and found != NEVER:
+        return f"({operand.column} IS NOT NULL AND {found})"
+    return found
+
+
+def _records(
+    fields_: tuple[columns.Field, ...], prefix: str
+) -> Iterator[tuple[str, columns.Field]]:
+    """Every record of the view by its SQL path."""
+    for field in fields_:
+        path = f"{prefix}.{field.name}" if prefix else field.name
+        if field.kind == columns.RECORD:
+            yield path, field
+            yield from _records(field.children, path)
 
 
 def presence(operand: Operand) -> str:
@@ -131,6 +183,8 @@ def _is_null_value(literal: nodes.Literal) -> bool:
 def _names(names: list[str]) -> str:
     return ", ".join(sql.string(name) for name in names)
 
+
+_RECORDS = dict(_records(columns.VIEW_COLUMNS, ""))
 
 _LITERALS: Mapping[str, Callable[[str], str | None]] = {
     fields.TIMESTAMP: _timestamp_literal,

@@ -56,6 +56,13 @@ class Operand:
         return f"JSON_QUERY({self.column}, {sql.json_path(self.keys)})"
 
 
+# `protoPayload."@type"`: the view types only AuditLog payloads.
+AUDIT_TYPE = Operand(
+    fields.STRING,
+    f"IF({AUDIT_LOG_COLUMN} IS NULL, NULL, {sql.string(columns.AUDIT_LOG_TYPE)})",
+)
+
+
 def resolve(path: nodes.Path, filter_text: str) -> Operand:
     """The operand of a path.
 
@@ -86,8 +93,7 @@ def _proto_operand(ref: fields.FieldRef, path: nodes.Path, filter_text: str) -> 
     if not keys:
         return Operand(columns.RECORD, AUDIT_LOG_COLUMN, record=True)
     if keys == ("@type",):
-        type_name = sql.string(columns.AUDIT_LOG_TYPE)
-        return Operand(fields.STRING, f"IF({AUDIT_LOG_COLUMN} IS NULL, NULL, {type_name})")
+        return AUDIT_TYPE
     field, names = columns.AUDIT_LOG, [AUDIT_LOG_COLUMN]
     for position, key in enumerate(keys):
         if field.kind == columns.JSON:

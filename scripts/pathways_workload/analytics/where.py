@@ -9,7 +9,8 @@ the query language says `NOT missing=x` is true.
 
 - Comparisons on the same field side by side under one AND or OR share one
   COALESCE (NULL OR TRUE is TRUE, NULL AND TRUE is NULL: the same answers).
-- A global restriction is `CONTAINS_SUBSTR` of the whole row; `SEARCH()`
+- A global restriction is `:` on every column of the row that is present,
+  each with its type's meaning (`comparisons.anywhere`); `SEARCH()`
   is BigQuery's `SEARCH` with the query folded to lower case, because the
   query language matches SEARCH tokens without regard to case, backticks too.
 - `log_id("x")` compares the view's decoded `log_id` column, folded.
@@ -103,7 +104,7 @@ class _Compiler:
         if isinstance(node, nodes.Comparison):
             return _total(self._comparison(node))
         if isinstance(node, nodes.Restriction):
-            return _total(f"CONTAINS_SUBSTR({columns.VIEW_ALIAS}, {sql.string(node.value.text)})")
+            return _total(comparisons.anywhere(node.value))
         if isinstance(node, nodes.Search):
             return _total(self._search(node))
         if isinstance(node, nodes.LogId):

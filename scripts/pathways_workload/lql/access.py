@@ -160,3 +160,24 @@ def scalars(value: object) -> Iterator[object]:
             stack.extend(reversed(item))
         else:
             yield item
+
+
+def typed_scalars(value: object, spec: fields.FieldSpec) -> Iterator[tuple[str, object]]:
+    """Yield `(kind, scalar)` for every scalar nested in `value`, a value of the field `spec`.
+
+    The kind is that of a typed LogEntry field (severity, timestamp, integer,
+    ...; elements of an array each count), and `fields.STRUCT` for everything
+    else (text fields, payloads, labels, keys the LogEntry does not define, and
+    a message that is not an object): those are JSON values. Null is absent.
+    """
+    if spec.kind == fields.MESSAGE and isinstance(value, dict):
+        for key, item in value.items():
+            child = fields.child_named(spec, key)
+            if child is None:
+                yield from ((fields.STRUCT, scalar) for scalar in scalars(item))
+            else:
+                yield from typed_scalars(item, child)
+    elif spec.kind in fields.SCALAR_KINDS and spec.kind != fields.STRING:
+        yield from ((spec.kind, item) for item in flatten(value) if item is not None)
+    else:
+        yield from ((fields.STRUCT, scalar) for scalar in scalars(value))

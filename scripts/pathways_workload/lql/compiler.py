@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import urllib.parse
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pathways_workload.lql import (
@@ -50,11 +50,17 @@ def never(entry: Entry, memo: Memo) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class _Scalars:
-    """The scalars of one entry, as global restrictions search them."""
+    """The scalars of one entry (or LogEntry message), as `:` searches them.
+
+    JSON values (text fields, payloads, labels) by type: folded strings,
+    numbers as doubles, booleans; typed LogEntry fields as their keys, by kind
+    (`checks.KEY_CONVERTERS`), so they match only what `field:value` matches.
+    """
 
     strings: tuple[str, ...]
     numbers: tuple[int | float, ...]
     booleans: frozenset[bool]
+    keys: Mapping[str, frozenset[object]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,6 +139,8 @@ class _Compiler:
                 checks.regex_search(comparison.value, self._text)
         if field.kind in checks.KEY_CONVERTERS and not field.free_keys:
             return _typed_field(field, comparisons, conjunctive)
+        if field.kind == fields.MESSAGE:
+            return _message_field(field, comparisons, conjunctive)
         text_checks = [
             checks.text_check(comparison.op, comparison.value, self._text)
             for comparison in comparisons
@@ -365,42 +373,100 @@ def _all_checks(text_checks: list[checks.TextCheck]) -> Callable[[object], bool]
     return test
 
 
-def _global_restriction(literal: nodes.Literal) -> Predicate:
-    """A bare value: some scalar of the entry has it, as `:` has it.
+def _message_field(
+    field: fields.FieldRef, comparisons: list[nodes.Comparison], conjunctive: bool
+) -> Predicate:
+    """Comparisons on a LogEntry message (`sourceLocation:42`): `:` searches its fields as
+    a global restriction searches the entry's; no other operator holds on a message."""
+    spec = fields.spec_of(field)
+    read = access.getter(field)
+    tests = [
+        _has(comparison.value)
+        if comparison.op == ":" and not _is_null_value(comparison.value)
+        else None
+        for comparison in comparisons
+        if comparison.value is not None
+    ]
+    kept = tuple(test for test in tests if test is not None)
+    if not kept or (conjunctive and len(kept) < len(tests)):
+        return never
+    join = all if conjunctive else any
 
-    Strings contain it (case-folded); numbers and booleans equal it when the
-    value converts to a number or boolean; null and keys are never searched.
+    def message(entry: Entry, memo: Memo) -> bool:
+        value = read(entry)
+        if value is access.MISSING:
+            return False
+        found = _scalars_of(access.typed_scalars(value, spec))
+        return join(test(found) for test in kept)
+
+    return message
+
+
+def _is_null_value(literal: nodes.Literal) -> bool:
+    """Whether a literal is the bare `NULL_VALUE`."""
+    return not literal.quoted and literal.text == "NULL_VALUE"
+
+
+def _global_restriction(literal: nodes.Literal) -> Predicate:
+    """A bare value: some field of the entry has it, as `field:value` has it (`_has`)."""
+    has = _has(literal)
+    return lambda entry, memo: has(_entry_scalars(entry, memo))
+
+
+def _has(literal: nodes.Literal) -> Callable[[_Scalars], bool]:
+    """The test `:` makes of scalars: a string contains the value (case-folded); a number or
+    boolean equals it when it converts to one; a typed field's key equals the value converted
+    to the field's type (`severity:WARNING`, never `severity:WARN`). Null and keys never match.
     """
     folded = values.fold(literal.text)
     number = values.parse_number(literal.text)
     boolean = values.parse_bool(literal.text)
+    wanted = [
+        (kind, key)
+        for kind, convert in checks.LITERAL_CONVERTERS.items()
+        if (key := convert(literal.text)) is not None
+    ]
 
-    def restriction(entry: Entry, memo: Memo) -> bool:
-        found = _entry_scalars(entry, memo)
+    def has(found: _Scalars) -> bool:
         if any(folded in string for string in found.strings):
             return True
         if number is not None and number in found.numbers:
             return True
-        return boolean is not None and boolean in found.booleans
+        if boolean is not None and boolean in found.booleans:
+            return True
+        return any(key in found.keys.get(kind, ()) for kind, key in wanted)
 
-    return restriction
+    return has
+
+
+def _scalars_of(pairs: Iterable[tuple[str, object]]) -> _Scalars:
+    """Sort `(kind, scalar)` pairs (`access.typed_scalars`) into what `_has` searches."""
+    strings: list[str] = []
+    numbers: list[float] = []
+    booleans: set[bool] = set()
+    keys: dict[str, set[object]] = {}
+    for kind, item in pairs:
+        convert = checks.KEY_CONVERTERS.get(kind)
+        if convert is not None:
+            key = convert(item)
+            if key is not None:
+                keys.setdefault(kind, set()).add(key)
+        elif isinstance(item, str):
+            strings.append(values.fold(item))
+        elif isinstance(item, bool):
+            booleans.add(item)
+        elif isinstance(item, (int, float)):
+            numbers.append(values.as_double(item))
+    frozen = {kind: frozenset(found) for kind, found in keys.items()}
+    return _Scalars(tuple(strings), tuple(numbers), frozenset(booleans), frozen)
 
 
 def _entry_scalars(entry: Entry, memo: Memo) -> _Scalars:
-    """The entry's folded strings, numbers and booleans, computed once per entry."""
+    """The entry's scalars as `_has` searches them, computed once per entry."""
     cached = memo.get("scalars")
     if isinstance(cached, _Scalars):
         return cached
-    items = list(access.scalars(entry))
-    found = _Scalars(
-        strings=tuple(values.fold(item) for item in items if isinstance(item, str)),
-        numbers=tuple(
-            values.as_double(item)
-            for item in items
-            if isinstance(item, (int, float)) and not isinstance(item, bool)
-        ),
-        booleans=frozenset(item for item in items if isinstance(item, bool)),
-    )
+    found = _scalars_of(access.typed_scalars(entry, fields.LOG_ENTRY_FIELDS))
     memo["scalars"] = found
     return found
 
@@ -409,7 +475,8 @@ def _entry_tokens(entry: Entry, memo: Memo) -> tuple[list[list[str]], frozenset[
     """The SEARCH tokens of every string of the entry, computed once per entry."""
     cached = memo.get("tokens")
     if not isinstance(cached, _Tokens):
-        lists = [analyzer.tokens(string) for string in _entry_scalars(entry, memo).strings]
+        strings = [item for item in access.scalars(entry) if isinstance(item, str)]
+        lists = [analyzer.tokens(string) for string in strings]
         cached = _Tokens(lists, frozenset(token for tokens in lists for token in tokens))
         memo["tokens"] = cached
     return cached.lists, cached.present

@@ -163,6 +163,24 @@ def resolve(path: nodes.Path, filter_text: str) -> FieldRef:
     return FieldRef(path.text, tuple(entry_keys), spec.kind, ())
 
 
+def child_named(spec: FieldSpec, key: str) -> FieldSpec | None:
+    """The field of a message whose JSON key is exactly `key` (as entries spell it)."""
+    for child in spec.children:
+        if child.name == key:
+            return child
+    return None
+
+
+def spec_of(ref: FieldRef) -> FieldSpec:
+    """The LogEntry field a resolved path ends at (before any free keys)."""
+    spec = LOG_ENTRY_FIELDS
+    for key in ref.entry_keys:
+        found = child_named(spec, key)
+        assert found is not None, key
+        spec = found
+    return spec
+
+
 def _child(spec: FieldSpec, name: str) -> FieldSpec | None:
     """Find a field of a message by name, ignoring case, in either spelling."""
     wanted = name.casefold()

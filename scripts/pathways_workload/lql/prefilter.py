@@ -9,6 +9,9 @@ since an entry without a severity is DEFAULT). AND joins groups; OR gives one
 group, the union of one group of each operand, only when every operand has
 one; NOT, regular expressions, numbers, booleans, NULL_VALUE, timestamps,
 presence tests and ip_in_net (an address can be written in many ways) give none.
+A global restriction (or `:` on a LogEntry message) searches typed fields too:
+one whose value may be a timestamp or duration gives none, and one that names
+a severity also accepts the level's number (`"severity": 400` is WARNING).
 
 Why it is exact: when a line is ASCII without `\\u` or `\\/` escapes, every
 string of its entry is ASCII and appears in the line as written, except for
@@ -90,7 +93,7 @@ def _groups(node: nodes.Node, filter_text: str) -> Groups:
     if isinstance(node, nodes.Comparison):
         return _comparison(node, filter_text)
     if isinstance(node, nodes.Restriction):
-        return _single(_text_term(node.value))
+        return _has(node.value)
     if isinstance(node, nodes.LogId):
         return _log_id(node.log_id)
     if isinstance(node, nodes.Search):
@@ -117,6 +120,8 @@ def _comparison(node: nodes.Comparison, filter_text: str) -> Groups:
     field = fields.resolve(node.path, filter_text)
     if field.kind == fields.SEVERITY and not field.free_keys:
         return _severity(node.op, node.value)
+    if field.kind == fields.MESSAGE and node.op == ":":
+        return _has(node.value)
     if field.kind in TEXT_KINDS and node.op in ("=", ":"):
         return _single(_text_term(node.value))
     return []
@@ -132,6 +137,23 @@ def _severity(op: str, literal: nodes.Literal) -> Groups:
     if not names or "DEFAULT" in names:
         return []
     return [frozenset(name.lower().encode("ascii") for name in names)]
+
+
+def _has(literal: nodes.Literal) -> Groups:
+    """Groups of `:` on every field of an entry or LogEntry message (a global restriction).
+
+    Its text, unless a typed field may hold it written otherwise: a timestamp
+    or duration in another form (nothing is required), a severity as its
+    level's number (that number is the alternative).
+    """
+    text = literal.text
+    if values.timestamp_key(text) is not None or values.parse_field_duration_ns(text) is not None:
+        return []
+    groups = _single(_text_term(literal))
+    level = values.parse_severity(text)
+    if level is None:
+        return groups
+    return [group | {str(level).encode("ascii")} for group in groups]
 
 
 def _text_term(literal: nodes.Literal) -> str:
