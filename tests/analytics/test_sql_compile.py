@@ -213,3 +213,23 @@ def test_a_json_key_named_star_is_refused_offline(store_of: Any) -> None:
     assert '$."*"' in predicate
     with pytest.raises(UsageError, match=r"JSON key named '\*'.*use --engine=logging"):
         store.rows(f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}")
+
+
+@pytest.mark.parametrize(
+    "text", ['jsonPayload."":*', 'labels."":*', 'jsonPayload."".a:"zzz"', "jsonPayload:*"]
+)
+def test_an_empty_json_key_is_refused_offline(store_of: Any, text: str) -> None:
+    """sqlglot drops an empty key from a path: `$.""` became `$`, the whole object, so
+    `jsonPayload."":*` matched every entry with a payload. Refused, naming the key; a
+    string that merely looks like such a path is searched."""
+    entry = container_entry('$.""')
+    entry["jsonPayload"] = {"a": "zzz"}
+    store = store_of([entry])
+    predicate = where.compile_filter(f'{text} OR textPayload:"$.\\"\\""')
+    select = f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}"
+    if '""' not in text:
+        assert len(store.rows(select)) == 1
+        return
+    assert not compile_filter(text).matches(entry)
+    with pytest.raises(UsageError, match=r"JSON key named '' \(empty\).*use --engine=logging"):
+        store.rows(select)

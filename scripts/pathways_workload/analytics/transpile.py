@@ -20,6 +20,7 @@ sqlglot is imported only here, and only when an offline or fake query runs.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pathways_workload.analytics import columns
@@ -32,16 +33,26 @@ from pathways_workload.lql.values import fold
 LOCAL_TABLE = "log_view"
 MATCHES_JSON = "bq_json_matches"
 SEARCH_JSON = "bq_search_json"
+JSON_PATH_FUNCTIONS = frozenset({"JSON_QUERY", "JSON_VALUE"})
+# An empty key in a JSONPath that `sql.json_path` wrote (keys holding quotes are refused there).
+EMPTY_KEY = re.compile(r'\.""(?:[.]|$)')
 
 
 def to_duckdb(bigquery_sql: str) -> str:
     """DuckDB SQL for a query written for BigQuery.
 
     Raises:
-        UsageError: a JSON key named `*`, which DuckDB reads as a wildcard even quoted.
+        UsageError: a JSON key named `*`, which DuckDB reads as a wildcard even quoted,
+            or an empty JSON key, which sqlglot drops from its path.
     """
     sqlglot = require("sqlglot")
     exp = sqlglot.exp
+    if _has_empty_json_key(sqlglot, bigquery_sql):
+        raise UsageError(
+            "--filter: a JSON key named '' (empty) is dropped from its path by the SQL "
+            "transpiler, which would then read the whole object, so the offline analytics "
+            "engine cannot address it; use --engine=logging"
+        )
     tree = sqlglot.parse_one(bigquery_sql, read="bigquery")
     if any(key.this == "*" for key in tree.find_all(exp.JSONPathKey)):
         raise UsageError(
@@ -52,6 +63,32 @@ def to_duckdb(bigquery_sql: str) -> str:
     tree = tree.transform(lambda node: _rewrite(node, exp))
     text: str = tree.sql(dialect="duckdb", unsupported_level=sqlglot.ErrorLevel.RAISE)
     return text
+
+
+def _has_empty_json_key(sqlglot: Any, bigquery_sql: str) -> bool:
+    """Whether a JSON path (`JSON_QUERY` or `JSON_VALUE`'s second argument, as
+    `sql.json_path` writes it) has an empty key `.""`: read from the tokens, since
+    sqlglot's parsed path has already lost it."""
+    string = sqlglot.tokens.TokenType.STRING
+    tokens = sqlglot.tokenize(bigquery_sql, read="bigquery")
+    return any(
+        token.token_type == string
+        and EMPTY_KEY.search(token.text)
+        and _is_path_argument(sqlglot, tokens[:index])
+        for index, token in enumerate(tokens)
+    )
+
+
+def _is_path_argument(sqlglot: Any, before: list[Any]) -> bool:
+    """Whether the tokens before a string end with `JSON_QUERY(column.path,` (or JSON_VALUE)."""
+    kinds = sqlglot.tokens.TokenType
+    if not before or before[-1].token_type != kinds.COMMA:
+        return False
+    index = len(before) - 2
+    while index > 0 and before[index].token_type in (kinds.VAR, kinds.DOT):
+        index -= 1
+    opening = before[index].token_type == kinds.L_PAREN and index > 0
+    return opening and before[index - 1].text.upper() in JSON_PATH_FUNCTIONS
 
 
 def _rewrite(node: Any, exp: Any) -> Any:
