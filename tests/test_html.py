@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
 import re
 from pathlib import Path
@@ -314,3 +315,30 @@ def test_an_export_without_times_draws_no_timeline(tmp_path: Path, action: str) 
     if action == "triage":
         assert "No verdict: the window holds none of the workload" in page
         assert "No timeline. Window: " in page
+
+
+def _next_steps_shown(page: str) -> list[str]:
+    """The next steps the root-cause section lists, as the page shows them."""
+    cause = page[page.index('id="root-cause"') :]
+    cause = cause[: cause.index("</section>")]
+    listed = cause.split("Next, look closer with:", 1)[1] if "Next, look closer" in cause else ""
+    return [html.unescape(step) for step in re.findall(r"<li><code>(.*?)</code></li>", listed)]
+
+
+@pytest.mark.parametrize("name", ["empty", "healthy-run", "lost-connection-to-peer"])
+def test_the_page_lists_the_next_steps_the_json_report_does(name: str, tmp_path: Path) -> None:
+    """With no verdict (nothing of the workload in the window) as with one, the root cause
+    names what to run next, as the text and JSON reports do."""
+    if name == "empty":
+        logs = tmp_path / "empty.json"
+        logs.write_text("[]")
+        args: list[str] = [f"--logs_file={logs}", "--jobset_name=x"]
+    else:
+        args = list(target_args(name, True))
+    code, out, err = run_cli(*args, "--action=triage", "--format=json")
+    assert code == 0, err
+    steps = json.loads(out)["next"]
+    assert steps
+    code, page, err = run_cli(*args, "--action=triage", "--format=html")
+    assert code == 0, err
+    assert _next_steps_shown(page) == steps

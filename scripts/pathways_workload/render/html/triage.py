@@ -88,20 +88,20 @@ def _next_steps(report: dict[str, Any]) -> str:
 
 
 def _no_cause(report: dict[str, Any]) -> str:
-    if not report.get("last_lines"):
-        return (
-            '<section class="cause" id="root-cause"><h2>Root cause</h2>'
-            f"<p>{text(NO_VERDICT)}</p></section>"
+    """No root cause: the last line of each container (or why there is no verdict), then
+    the next steps."""
+    if report.get("last_lines"):
+        lines = "".join(
+            f"<li><code>{text(r.get('timestamp'))}</code> {text(r.get('where'))}: "
+            f"{text(_first_line(r.get('message')))}</li>"
+            for r in report.get("last_lines", [])
         )
-    lines = "".join(
-        f"<li><code>{text(r.get('timestamp'))}</code> {text(r.get('where'))}: "
-        f"{text(_first_line(r.get('message')))}</li>"
-        for r in report.get("last_lines", [])
-    )
+        found = f"<p>No error and no hang found. Last line of each container:</p><ul>{lines}</ul>"
+    else:
+        found = f"<p>{text(NO_VERDICT)}</p>"
     return (
         '<section class="cause" id="root-cause"><h2>Root cause</h2>'
-        "<p>No error and no hang found. Last line of each container:</p>"
-        f"<ul>{lines}</ul>{_next_steps(report)}</section>"
+        f"{found}{_next_steps(report)}</section>"
     )
 
 
