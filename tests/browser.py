@@ -36,6 +36,11 @@ OFFLINE = (
     "--enable-logging=stderr",
 )
 TIMEOUT_S = 60
+# Run in a page: a promise kept once the page has loaded.
+LOADED = (
+    "new Promise(done => document.readyState === 'complete' ? done() : "
+    "addEventListener('load', () => done()))"
+)
 _CONSOLE_RE = re.compile(r":CONSOLE[:(]\d*\)?\] (.*)")
 
 
@@ -88,6 +93,20 @@ def open_page(
     assert done.returncode == 0, done.stderr[-2000:]
     console = [m.group(1) for m in map(_CONSOLE_RE.search, done.stderr.splitlines()) if m]
     return Page(done.stdout, console)
+
+
+def measure(path: Path, expression: str, size: tuple[int, int] = (1400, 1800)) -> Any:
+    """The value of a JavaScript expression in `path` once it has loaded, in a window of
+    `size` (over DevTools: the page's policy does not apply to it)."""
+    browser = DevTools()
+    try:
+        width, height = size
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+        browser.call("Emulation.setDeviceMetricsOverride", metrics)
+        browser.call("Page.navigate", {"url": path.resolve().as_uri()})
+        return browser.evaluate(f"{LOADED}.then(() => {expression})")
+    finally:
+        browser.close()
 
 
 def colour_count(path: Path, colour: tuple[int, int, int], box: tuple[int, int, int, int]) -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers import container_entry, run_cli
-from tests.test_incidents import INCIDENTS, target_args
+from tests.test_incidents import INCIDENTS, expected, target_args
 
 # Lines a workload could log, each trying to run script in the report.
 SCRIPT_TAG = "<script>document.body.setAttribute('data-pwned','script');alert(1)</script>"
@@ -43,6 +43,25 @@ def hostile_export(tmp: Path) -> Path:
     path = tmp / "hostile.json"
     path.write_text(json.dumps(entries))
     return path
+
+
+# A megabyte appended to the root cause's line of lost-connection-to-peer.
+LONG_TAIL = " " + "A" * 1_000_000
+
+
+def long_root_cause_report(tmp: Path) -> Path:
+    """lost-connection-to-peer's triage page, its root-cause line a megabyte long."""
+    entries = json.loads(incident_path("lost-connection-to-peer").read_text())
+    planted = expected("lost-connection-to-peer")["root_cause"]["message_contains"]
+    (root,) = [e for e in entries if str(e.get("textPayload", "")).startswith(planted)]
+    root["textPayload"] += LONG_TAIL
+    logs = tmp / "long-line.json"
+    logs.write_text(json.dumps(entries))
+    page = tmp / "long-line.html"
+    args = ("--jobset_name=llama-train", "--action=triage", "--format=html")
+    code, _, err = run_cli(f"--logs_file={logs}", *args, f"--output={page}")
+    assert code == 0, err
+    return page
 
 
 class Structure(html.parser.HTMLParser):

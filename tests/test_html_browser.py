@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import colour_count, open_page
+from tests.browser import colour_count, measure, open_page
 from tests.corpus.large import export
 from tests.helpers import run_cli
-from tests.html_report import hostile_export, write_report
+from tests.html_report import hostile_export, long_root_cause_report, write_report
 from tests.test_incidents import NAMES, expected
 from tests.test_timeline import _host_of_pod
 
@@ -124,3 +124,14 @@ def test_the_view_names_its_date(tmp_path: Path) -> None:
     assert page.console == []
     (view,) = re.findall(r'<span class="view">([^<]*)</span>', page.dom)
     assert re.match(r"view from 2026-11-20 \d\d:\d\d:\d\d\.\d{3} UTC, ", view), view
+
+
+def test_a_megabyte_root_cause_line_leaves_the_timeline_near_the_top(tmp_path: Path) -> None:
+    """The root cause's line and each evidence line scroll in a box a few lines high: with
+    the evidence open, the timeline still starts about where it does for a short line
+    (~650 px), not 100,000 px down the page."""
+    path = long_root_cause_report(tmp_path)
+    top = "document.getElementById('timeline').getBoundingClientRect().top + scrollY"
+    opened = "document.querySelectorAll('#root-cause details').forEach(d => { d.open = true; })"
+    assert measure(path, top) < 1_000
+    assert measure(path, f"({opened}, {top})") < 1_500

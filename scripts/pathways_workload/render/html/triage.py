@@ -114,7 +114,7 @@ def _root_cause(report: dict[str, Any]) -> str:
         for name, key in ROOT_FIELDS
         if root.get(key) not in (None, "")
     )
-    evidence = "\n".join(entry_line(entry) for entry in root.get("evidence", []))
+    evidence = "".join(f"<pre>{text(entry_line(e))}</pre>" for e in root.get("evidence", []))
     traceback = "\n".join(root.get("traceback") or [])
     return (
         '<section class="cause" id="root-cause"><h2>Root cause</h2>'
@@ -126,7 +126,7 @@ def _root_cause(report: dict[str, Any]) -> str:
             else ""
         )
         + f"<details><summary>Evidence ({len(root.get('evidence', []))} lines)</summary>"
-        f"<pre>{text(evidence)}</pre></details>"
+        f"{evidence}</details>"
         '<p><button type="button" class="focus-root js-only">Show it on the timeline</button></p>'
         "</section>"
     )
