@@ -13,9 +13,18 @@ from pathlib import Path
 import pytest
 
 from pathways_workload.render.html.escape import script_json
+from pathways_workload.render.html.triage import triage_page
 from tests.corpus.large import export
 from tests.helpers import run_cli
-from tests.html_report import HOSTILE, hostile_export, report_data, structure, write_report
+from tests.html_report import (
+    HOSTILE,
+    LONG_TAIL,
+    hostile_export,
+    long_root_cause_report,
+    report_data,
+    structure,
+    write_report,
+)
 from tests.test_incidents import INCIDENTS, NAMES, expected, target_args
 
 CONSOLE = "https://console.cloud.google.com/logs/query;"
@@ -342,3 +351,28 @@ def test_the_page_lists_the_next_steps_the_json_report_does(name: str, tmp_path:
     code, page, err = run_cli(*args, "--action=triage", "--format=html")
     assert code == 0, err
     assert _next_steps_shown(page) == steps
+
+
+def test_a_megabyte_root_cause_line_is_written_once(tmp_path: Path) -> None:
+    """The root cause's box, the failures table and the page's data show the line cut as the
+    timeline cuts it; the evidence holds it whole."""
+    page = long_root_cause_report(tmp_path).read_text(encoding="utf-8")
+    assert page.count(LONG_TAIL) == 1
+    assert len(page.encode()) < len(LONG_TAIL) + 1_000_000
+    evidence = page[page.index("<summary>Evidence") :]
+    assert LONG_TAIL in evidence[: evidence.index("</details>")]
+    cause = page[page.index('<pre class="line">') :]
+    cut = re.compile(r"A… \((\d+) more characters\)$")
+    for shown in (cause[: cause.index("</pre>")], report_data(page)["root_cause"]["message"]):
+        found = cut.search(shown)
+        assert found and int(found.group(1)) > 990_000, shown[-80:]
+
+
+def test_a_megabyte_last_line_is_cut_when_there_is_no_root_cause() -> None:
+    """Without a root cause the page lists each container's last line, cut as the timeline
+    cuts a line (the JSON report has it whole)."""
+    last = {"timestamp": "2026-11-20T04:47:33Z", "where": "ns/pod/c", "message": LONG_TAIL}
+    report = {"window": {"note": "a test"}, "last_lines": [last], "root_cause": None}
+    page = triage_page(report)
+    assert LONG_TAIL not in page and len(page) < 100_000
+    assert re.search(r"A… \(\d+ more characters\)</li>", page)

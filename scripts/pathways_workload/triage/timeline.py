@@ -99,7 +99,8 @@ def lane_of(entry: Entry, source: str = "container") -> LaneKey:
     return ("head", f"{container} (group {group})" if isinstance(group, str) else container)
 
 
-def _cut(text: str) -> str:
+def cut_message(text: str) -> str:
+    """`text`, or its first MESSAGE_LIMIT characters and how many more there are."""
     if len(text) <= MESSAGE_LIMIT:
         return text
     return f"{text[:MESSAGE_LIMIT]}… ({len(text) - MESSAGE_LIMIT} more characters)"
@@ -110,7 +111,7 @@ def _event(entry: Entry, kind: str, attempt: str | None, **more: Any) -> dict[st
         "timestamp": entry.get("timestamp"),
         "kind": kind,
         "where": where(entry),
-        "message": _cut(message(entry)),
+        "message": cut_message(message(entry)),
         "attempt": attempt,
         **more,
     }

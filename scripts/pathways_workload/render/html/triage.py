@@ -24,6 +24,7 @@ from pathways_workload.render.html.tables import (
 from pathways_workload.render.html.triage_lanes import first_error, triage_timeline
 from pathways_workload.reports import NO_VERDICT
 from pathways_workload.tracebacks import headline
+from pathways_workload.triage.timeline import cut_message
 
 TIMELINE_HELP = (
     '<p class="meta">One lane per TPU host (by slice), head-pod container and node. Hover a mark '
@@ -41,11 +42,18 @@ ROOT_FIELDS = (
     ("restart attempt", "restart_attempt"),
     ("next line was due", "due_at"),
 )
+SUMMARY_FIELDS = ("timestamp", "where", "host", "message", "scenario_slug")
 
 
 def _first_line(message: object) -> str:
     """A message's telling line: a whole traceback's exception, else its first line."""
     return headline(str(message or "").strip())
+
+
+def _brief(message: object) -> str:
+    """A message's telling line as a summary shows it: cut to MESSAGE_LIMIT characters (the
+    root cause's whole line is in its evidence; the JSON report has every line whole)."""
+    return cut_message(_first_line(message))
 
 
 def _where(failure: dict[str, Any]) -> str:
@@ -93,7 +101,7 @@ def _no_cause(report: dict[str, Any]) -> str:
     if report.get("last_lines"):
         lines = "".join(
             f"<li><code>{text(r.get('timestamp'))}</code> {text(r.get('where'))}: "
-            f"{text(_first_line(r.get('message')))}</li>"
+            f"{text(_brief(r.get('message')))}</li>"
             for r in report.get("last_lines", [])
         )
         found = f"<p>No error and no hang found. Last line of each container:</p><ul>{lines}</ul>"
@@ -118,7 +126,7 @@ def _root_cause(report: dict[str, Any]) -> str:
     traceback = "\n".join(root.get("traceback") or [])
     return (
         '<section class="cause" id="root-cause"><h2>Root cause</h2>'
-        f'<pre class="line">{text(root.get("message"))}</pre><dl>{fields}</dl>'
+        f'<pre class="line">{text(cut_message(str(root.get("message"))))}</pre><dl>{fields}</dl>'
         f"{_downstream(root)}{_known(root)}{_next_steps(report)}"
         + (
             f"<details><summary>Traceback</summary><pre>{text(traceback)}</pre></details>"
@@ -167,7 +175,7 @@ def _failures(report: dict[str, Any]) -> str:
                 cell(attempt if attempt is not None else "?"),
                 time_cell(failure.get("timestamp")),
                 cell(_where(failure)),
-                _clamped(_first_line(failure.get("message"))),
+                _clamped(_brief(failure.get("message"))),
                 cell(known),
                 cell(hosts, kind="num"),
             ]
@@ -270,6 +278,20 @@ def _checks(report: dict[str, Any]) -> str:
     return section("checks", title, table(headers, rows, ident="checks-table"))
 
 
+def _summary(report: dict[str, Any]) -> dict[str, Any]:
+    """What the page carries for tools: the window, the root cause in brief (its message cut
+    as the page shows it), the restart attempts."""
+    root = report.get("root_cause") or {}
+    brief = {key: root.get(key) for key in SUMMARY_FIELDS}
+    if root:
+        brief["message"] = cut_message(str(root.get("message")))
+    return {
+        "window": report.get("window") or {},
+        "root_cause": brief,
+        "attempts": (report.get("timeline") or {}).get("attempts", []),
+    }
+
+
 def triage_page(report: dict[str, Any]) -> str:
     """The triage report as one HTML document."""
     workload = ", ".join(report.get("workload") or []) or "the workload"
@@ -296,12 +318,4 @@ def triage_page(report: dict[str, Any]) -> str:
         + _coverage(report)
         + _checks(report)
     )
-    summary = {
-        "window": window,
-        "root_cause": {
-            key: (report.get("root_cause") or {}).get(key)
-            for key in ("timestamp", "where", "host", "message", "scenario_slug")
-        },
-        "attempts": (report.get("timeline") or {}).get("attempts", []),
-    }
-    return document(f"Triage of {workload}", body, summary)
+    return document(f"Triage of {workload}", body, _summary(report))
