@@ -325,6 +325,82 @@ def test_bytes_that_are_not_json_text_exit_5_in_every_layout(
     assert last.endswith(INCOMPLETE)
 
 
+def _torn_entry(layout: str, index: int, payload: str) -> tuple[bytes, int]:
+    """An export whose entry `index` (the crash sweep matches only the others), its last key
+    a message `payload`, is cut short before its own closing brace: inside the message when
+    it ends with `}`, else before the message; the line where that entry starts. Quiet
+    entries follow the crash lines, as in a real export, so that the prefilter skips most."""
+    quiet = container_entry("fine", severity="INFO", timestamp="2026-10-22T11:40:00Z")
+    entries = _entries() + [dict(quiet) for _ in range(200)]
+    entries[index].pop("textPayload")
+    entries[index]["textPayload"] = payload
+    text = _layout(entries, layout).decode()
+    value = json.dumps(payload)
+    mark = text.index(value)
+    end = text.index("}", mark + len(value)) + 1  # after the entry's own closing brace
+    cut = mark + len(value) - 1 if payload.endswith("}") else text.rindex("}", 0, mark) + 1
+    start = text.rindex("{", 0, text.rindex('"insertId"', 0, mark))
+    return (text[:cut] + text[end:]).encode(), text.count("\n", 0, start) + 1
+
+
+@pytest.mark.parametrize(
+    ("layout", "index"), [("lines", 1), ("lines", -1), ("per-line", 1), ("gcloud", 1)]
+)
+@pytest.mark.parametrize("payload", ["quiet", "quiet }"])
+@pytest.mark.parametrize("compressed", [False, True])
+@pytest.mark.parametrize("window", [WINDOW, ()])
+@pytest.mark.parametrize("action", ["errors", "pods", "triage"])
+def test_an_entry_cut_short_exits_5_whether_or_not_a_query_selects_it(
+    tmp_path: Path,
+    layout: str,
+    index: int,
+    payload: str,
+    compressed: bool,
+    window: tuple[str, ...],
+    action: str,
+) -> None:
+    """A line cut short (a truncated export, a torn write) that still began with `{` and
+    ended with `}` was accepted when no query's prefilter selected it: "no entries matched",
+    or a warning that an entry had no usable timestamp. A `}` inside its message made its
+    braces count even."""
+    data, line = _torn_entry(layout, index, payload)
+    with pytest.raises(json.JSONDecodeError):
+        [json.loads(text) for text in (data.splitlines() if layout == "lines" else [data])]
+    path = tmp_path / "a.json"
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    code, _, err = run_cli(
+        f"--action={action}", "--jobset_name=llama-train", *window, f"--logs_file={path}"
+    )
+    assert code == 5, err
+    last = err.splitlines()[-1]
+    found = re.match(rf"error: {re.escape(str(path))}:(\d+): not valid JSON \(", last)
+    assert found, last
+    assert last.endswith(INCOMPLETE)
+    if layout != "gcloud":
+        assert int(found.group(1)) == line
+
+
+@pytest.mark.parametrize("layout", ["lines", "per-line", "gcloud"])
+def test_valid_entries_whose_braces_the_text_cannot_pair_are_read(
+    tmp_path: Path, layout: str
+) -> None:
+    """Braces inside messages and objects nested deeper than the check of whole records
+    follows: those records are parsed, never refused."""
+    entries = _entries()
+    deep: dict[str, Any] = {}
+    for _ in range(40):
+        deep = {"in": deep}
+    quiet = [
+        {**container_entry(text, severity="INFO", timestamp="2026-10-22T11:40:00Z"), "x": deep}
+        for text in ["}", "{", '"}', "\\}", "}}}"] * 40
+    ]
+    path = tmp_path / "a.json"
+    path.write_bytes(_layout(entries[:2] + quiet + entries[2:], layout))
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]
+
+
 @pytest.mark.parametrize("layout", ["lines", "gcloud"])
 @pytest.mark.parametrize("as_json", [False, True])
 def test_an_unpaired_surrogate_exits_5_before_any_output_of_it(

@@ -23,7 +23,7 @@ from pathways_workload.sources import export_reader
 from pathways_workload.sources.export_reader import Block
 from pathways_workload.sources.framing import NO_STAMP, Framing, LineFraming, ObjectFraming
 from pathways_workload.sources.inputs import ExportFile, export_files
-from pathways_workload.sources.scan import BlockScanner, _options
+from pathways_workload.sources.scan import BlockScanner, _options, whole_records
 from tests.helpers import container_entry, run_cli
 from tests.lql.strategies import constrained_filters, log_entries
 
@@ -90,6 +90,60 @@ def test_indented_arrays_are_framed_by_their_braces() -> None:
     assert _broken(good.replace(b"\n  },\n", b"\n  } ,\n", 1), PRETTY)
     assert _broken(good.replace(b"\n  {\n", b"\n  { \n", 1), PRETTY)
     assert _broken(good.replace(b"\n  },\n", b"\n  }\n", 1), PRETTY)  # a comma missing
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"a": {"b": 1}\n{"b": 2}\n',  # cut before its own closing brace
+        b'{"a": "x}\n{"b": 2}\n',  # cut inside a string, after a brace
+        b'{"a": "}", "b": {"c": 1}\n',  # a brace in a string makes the count even
+        b'{"a": "x\\"}\n',  # an escaped quote does not end the string
+        b'{"b": 2}\n{"a": 1}}\n',  # one brace too many
+    ],
+)
+def test_a_record_cut_short_breaks_the_block(data: bytes) -> None:
+    """So it is read record by record, each one parsed, though no filter selects it."""
+    assert _broken(data)
+    assert _broken(data.replace(b"\n", b",\n"), LineFraming(commas=True))
+
+
+@pytest.mark.parametrize("text", ["{", "}}", "x\\", 'say "}"', "{" * 40, "\u007d", "}\r"])
+def test_braces_inside_strings_never_break_the_block(text: str) -> None:
+    entries = [container_entry(text), container_entry("Check failed: " + text)]
+    for framing in (LINES, LineFraming(commas=True), PRETTY):
+        for ensure_ascii in (False, True):
+            assert not BlockScanner([]).look(_block(entries, framing, ensure_ascii)).broken
+
+
+def test_an_indented_entry_cut_short_breaks_the_block() -> None:
+    entries = [container_entry("Check failed: a"), container_entry("fine"), container_entry("b")]
+    good = _block(entries, PRETTY, False).data
+    start = good.index(b'"textPayload": "fine"')
+    end = good.index(b"\n  },\n", start)
+    assert _broken(good[:start].rstrip(b" ,\n") + good[end + 4 :], PRETTY)
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    entries=st.lists(log_entries(), min_size=1, max_size=4),
+    braces=st.text(alphabet='{}[]"\\ :,', max_size=8),
+    ensure_ascii=st.booleans(),
+)
+def test_every_record_cut_after_a_brace_is_found_and_no_whole_one(
+    entries: list[dict[str, Any]], braces: str, ensure_ascii: bool
+) -> None:
+    """Whatever its strings hold: a record cut short ends with a brace to pass for a line
+    of JSON Lines, so every such cut of the first record is tried, in every framing."""
+    entries[0]["textPayload"] = braces
+    for framing in (LINES, LineFraming(commas=True), PRETTY):
+        block = _block(entries, framing, ensure_ascii)
+        assert whole_records(block)
+        end = b"\n  }," if framing is PRETTY else b"},\n" if framing.commas else b"}\n"
+        close = block.data.index(end) + end.index(b"}")  # the first record's closing brace
+        for cut in (at + 1 for at in range(close) if block.data[at] == ord("}")):
+            torn = block.data[:cut] + block.data[close + 1 :]
+            assert not whole_records(Block(torn, EXPORT, 0, framing)), torn
 
 
 def test_a_raw_control_character_is_corrupt_input(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ from pathways_workload.sources.export_reader import (
 from pathways_workload.sources.framing import LineFraming, escaped_key
 from pathways_workload.sources.inputs import ExportFile, export_files
 from pathways_workload.sources.records import Record
-from pathways_workload.sources.scan import BlockScanner, Scan
+from pathways_workload.sources.scan import BlockScanner, Scan, whole_records
 from pathways_workload.sources.span import (
     CANONICAL,
     DAY_NS,
@@ -65,10 +65,11 @@ def plausible_window(now_ns: int) -> Window:
 
 @dataclasses.dataclass(frozen=True)
 class _SpanLook:
-    """The look at a block when only its span is wanted: none (the span learns by counting)."""
+    """The look at a block when only its span is wanted: whether its records are whole (the
+    span learns the rest by counting)."""
 
+    broken: bool
     ambiguous: bool | None = None
-    broken: bool = False
 
 
 def _estimate(record: Record, block: Block) -> Estimate:
@@ -171,12 +172,13 @@ class FileSource:
 
     def _span_pass(self, tracker: SpanTracker) -> None:
         def look(block: Block) -> _SpanLook:
-            return _SpanLook()
+            return _SpanLook(broken=not whole_records(block))
 
         with Ahead(self._items(look)) as items:
             for item in items:
-                if isinstance(item, list):
-                    for record in item:
+                if isinstance(item, list) or item.look.broken:
+                    records = item if isinstance(item, list) else line_records(item.block)
+                    for record in records:
                         tracker.entry(record)
                 else:
                     tracker.block(item.block, item.look.ambiguous)

@@ -46,6 +46,43 @@ _CANONICAL_STAMP = re.compile(_CANONICAL_VALUE)
 _STAMP_OR_NONE = re.compile(rb'"timestamp"(?:[ \t]*:[ \t]*"(' + _CANONICAL_TIME + rb')Z"|)')
 
 
+# What the check of whole records deletes from a block: all but braces, quotes and line breaks.
+_NOT_SKELETON = bytes(byte for byte in range(256) if byte not in b'{}"\n')
+# How deep objects may nest in a record for its skeleton alone to show its braces pair up (a
+# deeper record is parsed).
+NESTING = 32
+
+
+def skeleton(block: bytes) -> bytes:
+    """A block's braces, quotes and line breaks, with escaped backslashes and quotes taken
+    out first: a JSON string is left as two quotes with only braces between. A tenth of
+    the block or less, made at C speed, for `whole` to match."""
+    if b"\\" in block:
+        block = block.replace(b"\\\\", b"").replace(b'\\"', b"")
+    return block.translate(None, _NOT_SKELETON)
+
+
+def _paired(other: bytes, depth: int) -> bytes:
+    """A regex for a skeleton whose braces outside strings pair up, nested at most `depth`
+    deep; `other`: what else may come between strings (b"" for nothing)."""
+    flat = b'(?:"[{}]*"' + (b"|" + other if other else b"") + b")*"
+    text = flat
+    for _ in range(depth):
+        text = flat + rb"(?:\{" + text + rb"\}" + flat + b")*"
+    return text
+
+
+def _whole_records(other: bytes) -> bytes:
+    """A regex for the skeleton of a block of whole records as the reader frames them: each
+    one object whose braces pair up, then its line's end. A record cut short never is one:
+    it ends inside a string, or before the brace that closes it."""
+    return rb"(?:\{" + _paired(other, NESTING - 1) + rb"\}\n)*"
+
+
+_WHOLE_LINES = _whole_records(b"")
+_WHOLE_ENTRIES = _whole_records(rb"\n")
+
+
 def escaped_key(record: bytes) -> bool:
     """Whether a record spells a "timestamp" key with `\\u` escapes: JSON reads it as the
     key, the text patterns here do not, so the record's time needs a parse."""
@@ -133,6 +170,11 @@ class LineFraming:
     @property
     def alarms(self) -> bytes:
         return _COMMA_ALARMS if self.commas else _LINE_ALARMS
+
+    @property
+    def whole(self) -> bytes:
+        """The `skeleton` of a block of whole lines: each one object whose braces pair up."""
+        return _WHOLE_LINES
 
     @property
     def ambiguous(self) -> bytes | None:
@@ -234,6 +276,11 @@ class ObjectFraming:
             rb"\n" + indent + rb"\},[^\n]",
         ]
         return b"|".join(shallower + level)
+
+    @property
+    def whole(self) -> bytes:
+        """The `skeleton` of a block of whole entries: each one object whose braces pair up."""
+        return _WHOLE_ENTRIES
 
     @property
     def block_stamps(self) -> re.Pattern[bytes]:

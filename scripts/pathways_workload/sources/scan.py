@@ -10,7 +10,8 @@ search over the whole block (Latin-1 mode: bytes are bytes) looks at once for
 all chosen groups' strings and for everything that needs attention:
 
 - bytes that break the block's framing (then the block is read record by
-  record, which names a bad line),
+  record, which names a bad line; so is a block with a record cut short,
+  which one RE2 match over the block's braces and quotes finds: `whole_records`),
 - control characters, which no JSON text holds (the export is corrupt),
 - a record with a second "timestamp" key, or none (its time needs a parse,
   and the block's records cannot be counted by their keys),
@@ -27,6 +28,7 @@ skips of a record it settles whole is checked on the record itself (`_settle`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -35,7 +37,14 @@ import re2
 
 from pathways_workload.lql import CompiledFilter
 from pathways_workload.sources.export_reader import Block
-from pathways_workload.sources.framing import CONTROL, KEY, ORDINARY, Framing, escaped_key
+from pathways_workload.sources.framing import (
+    CONTROL,
+    KEY,
+    ORDINARY,
+    Framing,
+    escaped_key,
+    skeleton,
+)
 from pathways_workload.sources.records import corrupt, line_at
 from pathways_workload.sources.span import Extremes
 
@@ -168,6 +177,8 @@ class BlockScanner:
             if framing.settles(kind):
                 found_in[start][1].update(self._settle(block, found.start(), end, scan))
                 position = max(found.start() + 1, framing.resume(position, end))
+        if not whole_records(block):
+            return Scan(broken=True)
         scan.candidates = [
             (start, end, tuple(sorted(wanted)))
             for start, (end, wanted) in found_in.items()
@@ -207,6 +218,20 @@ class BlockScanner:
         assert self._set is not None
         found = self._set.Match(block.data[start:end]) or []
         return tuple(sorted(self._set_filters[index] for index in found))
+
+
+@functools.cache
+def _whole(framing: Framing) -> Any:
+    return re2.compile(framing.whole, _options())
+
+
+def whole_records(block: Block) -> bool:
+    """Whether every record of a block is whole: one object whose braces pair up (one RE2
+    match over the block's skeleton). A record cut short never is (a truncated export, a
+    line cut mid-write), and the search never parses a record it does not select, so a
+    block that is not whole is read record by record, each one parsed: a valid record
+    nested too deep is read, a torn one is refused naming its line."""
+    return _whole(block.framing).fullmatch(skeleton(block.data)) is not None
 
 
 def _control(block: Block, position: int) -> Exception:
