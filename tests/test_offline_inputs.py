@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from pathways_workload.sources import export_reader, stream
+from pathways_workload.sources import export_reader, inputs, stream
 from tests.fake_logging import FakeLogging, point_at
 from tests.helpers import container_entry, run_cli
 from tests.test_incidents import INCIDENTS, target_args
@@ -204,6 +204,68 @@ def _script(*argv: str, stdin: bytes | None = None, shell: bool = False) -> tupl
         executable="/bin/bash" if shell else None,
     )
     return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+class _Zeros(io.RawIOBase):
+    """A stream of NUL bytes as long as `size` (as /dev/zero, endless, would be), counting
+    what was read of it."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.left = size
+        self.read_bytes = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = min(len(buffer), self.left)
+        buffer[:count] = bytes(count)
+        self.left -= count
+        self.read_bytes += count
+        return count
+
+
+def test_an_endless_stream_of_nul_bytes_is_refused_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`--logs_file=/dev/zero` copied the stream whole before reading any of it, filling
+    the disk without a word; the copy stops after the first piece holding a NUL byte."""
+    zeros = _Zeros(64 << 20)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(zeros)))
+    code, out, err = run_cli(*ERRORS, "--logs_file=-")
+    assert (code, out) == (5, "")
+    assert err.splitlines()[-1].startswith("error: <stdin>:1: not a JSON export")
+    assert zeros.read_bytes <= 2 << 20
+
+
+@pytest.mark.parametrize("layout", ["lines", "per-line", "gcloud", "compact", "indent0"])
+def test_a_stream_is_refused_at_its_first_bad_byte_as_its_file_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    """Its copy ends with the piece holding a NUL byte, here inside a character and inside
+    an entry: still the NUL, not the cut, is named (not "the JSON array is not closed")."""
+    filler = container_entry(
+        "fine é" + "x" * 600, severity="INFO", timestamp="2026-10-22T11:40:00Z"
+    )
+    data = _layout(_entries() + [filler] * 4000, layout)
+    edge = data.index(b"x" * 40, 2 << 20) + 20  # the end of a piece copied, inside a message
+    data = data[: edge - 5] + b"\x00" + data[edge - 4 : edge - 1] + "é".encode() + data[edge + 1 :]
+    path = tmp_path / "a.json"
+    path.write_bytes(data)
+    code, _, err = run_cli(*ERRORS, f"--logs_file={path}")
+    line = data.count(b"\n", 0, edge) + 1
+    assert (code, err.splitlines()[-1]) == (
+        5,
+        f"error: {path}:{line}: a NUL byte, which JSON text cannot hold; {INCOMPLETE}",
+    )
+    monkeypatch.setattr(inputs, "_COPY_BYTES", edge)
+    _with_stdin(monkeypatch, data)
+    code, _, err = run_cli(*ERRORS, "--logs_file=-")
+    assert (code, err.splitlines()[-1]) == (
+        5,
+        f"error: <stdin>:{line}: a NUL byte, which JSON text cannot hold; {INCOMPLETE}",
+    )
 
 
 def test_dev_stdin_is_read_as_a_stream() -> None:

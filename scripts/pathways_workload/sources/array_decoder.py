@@ -46,19 +46,20 @@ class ArrayDecoder:
         self.expected = "entry or ]"  # what may come next: "entry or ]", ", or ]" or "entry"
 
     def _take(self) -> None:
-        """Decode everything buffered, checking it is UTF-8 text without NUL."""
+        """Decode everything buffered, checking it is UTF-8 text without NUL (naming the first
+        bad byte: a stream's copy ends after a NUL byte, maybe inside a character)."""
         stream = self.stream
         offset, data = stream.offset, stream.drop(len(stream.buffer))
         pending = len(self.utf8.getstate()[0])
+        nul = data.find(b"\x00")
         try:
-            text = self.utf8.decode(data, final=stream.eof)
+            text = self.utf8.decode(data[:nul] if nul >= 0 else data, final=stream.eof)
         except UnicodeDecodeError as error:
             bad = offset - pending + error.start
             line = line_at(stream.export, bad)
             raise corrupt(
                 stream.export, line, f"not UTF-8 text (byte 0x{error.object[error.start]:02x})"
             ) from None
-        nul = data.find(b"\x00")
         if nul >= 0:
             line = line_at(stream.export, offset + nul)
             raise corrupt(stream.export, line, "a NUL byte, which JSON text cannot hold")

@@ -257,13 +257,13 @@ def framed_blocks(
         if stream.eof:
             break
     offset = stream.offset
+    check_text(stream.export, stream.buffer, offset)  # a bad byte before a cut-short end
     data = _tail(stream, framing, emitted)
     # Read again from the file only if the file holds these very bytes (the tail may have
     # gained a final newline, or lost a `\r` before the array's end).
     same = stream.buffer.startswith(data)
     stream.drop(len(stream.buffer))
     if data:
-        check_text(stream.export, data, offset)
         yield Block(data, stream.export, offset, framing, number, reloadable and same)
 
 

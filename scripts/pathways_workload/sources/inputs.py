@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
-import shutil
 import stat
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from typing import IO, BinaryIO
 from pathways_workload.errors import InputFileError, UsageError
 
 STDIN = "-"
+GZIP_MAGIC = b"\x1f\x8b"
 _COPY_BYTES = 1 << 20
 
 
@@ -98,11 +98,23 @@ class ExportFile:
         return data
 
 
+def _copy(stream: IO[bytes], spool: IO[bytes]) -> None:
+    """Copy a stream, stopping after the first piece that holds a NUL byte unless it is
+    gzipped: no export holds one, so reading the copy refuses it (naming its line, or the
+    encoding of UTF-16 text) rather than filling the disk with an endless stream first."""
+    gzipped = None
+    while chunk := stream.read(_COPY_BYTES):
+        gzipped = chunk.startswith(GZIP_MAGIC) if gzipped is None else gzipped
+        spool.write(chunk)
+        if not gzipped and b"\x00" in chunk:
+            return
+
+
 def _spooled(name: str, stream: IO[bytes]) -> ExportFile:
     # Kept open as long as the export is: later stages read it again.
     spool = tempfile.TemporaryFile(prefix="pathways-workload-")  # noqa: SIM115
     try:
-        shutil.copyfileobj(stream, spool, _COPY_BYTES)
+        _copy(stream, spool)
         spool.flush()
     except OSError as error:
         raise InputFileError(f"{name}: cannot read it ({error.strerror})") from None

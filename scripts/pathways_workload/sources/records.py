@@ -15,9 +15,8 @@ from isal import igzip
 
 from pathways_workload.errors import InputFileError
 from pathways_workload.exact_json import NotText, parse_entry
-from pathways_workload.sources.inputs import ExportFile
+from pathways_workload.sources.inputs import GZIP_MAGIC, ExportFile
 
-_GZIP_MAGIC = b"\x1f\x8b"
 _COUNT_BYTES = 4 << 20
 INCOMPLETE = "any output printed before this message is incomplete"
 
@@ -30,7 +29,7 @@ def open_decompressed(export: ExportFile) -> IO[bytes]:
     """The export's bytes, decompressed when it is gzipped (by ISA-L: a gzip file, three
     times faster than zlib here)."""
     handle = export.open()
-    if handle.peek(2)[:2] == _GZIP_MAGIC:  # type: ignore[attr-defined]
+    if handle.peek(2)[:2] == GZIP_MAGIC:  # type: ignore[attr-defined]
         return igzip.IGzipFile(fileobj=handle)  # type: ignore[no-untyped-call,return-value]
     return handle
 

@@ -76,16 +76,18 @@ class Stream:
 
 
 def check_text(export: ExportFile, data: bytes, offset: int) -> None:
-    """Refuse bytes that are not UTF-8 text, or that hold NUL (no JSON text does)."""
-    if not data.isascii():
+    """Refuse bytes that are not UTF-8 text, or that hold NUL (no JSON text does), naming the
+    first bad byte (a stream's copy ends after a NUL byte, maybe inside a character)."""
+    nul = data.find(b"\x00")
+    text = data if nul < 0 else data[:nul]
+    if not text.isascii():
         try:
-            data.decode("utf-8")
+            text.decode("utf-8")
         except UnicodeDecodeError as error:
             line = line_at(export, offset + error.start)
             raise corrupt(
                 export, line, f"not UTF-8 text (byte 0x{data[error.start]:02x})"
             ) from None
-    nul = data.find(b"\x00")
     if nul >= 0:
         line = line_at(export, offset + nul)
         raise corrupt(export, line, "a NUL byte, which JSON text cannot hold")

@@ -302,12 +302,15 @@ class _Transcript:
         yield from self._finish()
 
     def _decode(self, raw: bytes, number: int) -> str:
+        """A line's text; its first bad byte refused (a stream's copy ends after a NUL byte,
+        maybe inside a character)."""
+        nul = raw.find(b"\x00")
         try:
-            text = raw.decode("utf-8")
+            text = raw[: nul if nul >= 0 else None].decode("utf-8")
         except UnicodeDecodeError as error:
             byte = raw[error.start]
             raise refuse(self._name, number, f"not UTF-8 text (byte 0x{byte:02x})") from None
-        if "\x00" in text:
+        if nul >= 0:
             raise refuse(self._name, number, "a NUL byte, which container logs do not hold")
         return text.rstrip("\r\n")
 
