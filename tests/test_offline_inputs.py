@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from pathways_workload.sources import export_reader, inputs, stream
+from pathways_workload.sources import array_decoder, export_reader, inputs, stream
 from tests.fake_logging import FakeLogging, point_at
 from tests.helpers import container_entry, run_cli
 from tests.test_incidents import INCIDENTS, target_args
@@ -809,6 +809,35 @@ def test_an_array_on_one_line_is_read_in_doubling_pieces(
     assert code == 0, err
     assert _messages(out) == ["Check failed: one", "Check failed: two"]
     assert len(reads) < 40
+
+
+@pytest.mark.parametrize("layout", ["compact", "indent0", "per-line"])
+def test_an_array_on_one_line_is_read_in_bounded_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    """Telling the layout read the first line whole: an array all on one line was held in
+    memory whole (a 300 MB export took 640 MB). Now only what one entry needs is."""
+    filler = container_entry(
+        "fine " + "x" * 2000, severity="INFO", timestamp="2026-10-22T11:40:00Z"
+    )
+    path = tmp_path / "a.json"
+    path.write_bytes(_layout(_entries() + [filler] * 4000, layout))
+    assert path.stat().st_size > 8 << 20
+    monkeypatch.setattr(array_decoder, "READ_BYTES", 1 << 20)
+    most = 0
+    real = stream.Stream.more
+
+    def watched(self: stream.Stream, size: int = stream.READ_BYTES) -> bool:
+        nonlocal most
+        more = real(self, size)
+        most = max(most, len(self.buffer))
+        return more
+
+    monkeypatch.setattr(stream.Stream, "more", watched)
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]
+    assert most <= 2 << 20
 
 
 @pytest.mark.parametrize("after", ["[]", "]", "{}", "5", "garbage"])

@@ -35,6 +35,7 @@ BATCH_ENTRIES = 512
 SNIFF_BYTES = 1 << 16
 _BOM = b"\xef\xbb\xbf"
 _SPACE = b" \t\r\n"
+_NOT_BLANK = re.compile(rb"[^ \t\r]")
 _FOREIGN_BOMS = (
     (b"\xff\xfe\x00\x00", "UTF-32LE"),
     (b"\x00\x00\xfe\xff", "UTF-32BE"),
@@ -143,12 +144,24 @@ class Layout:
 TEXT = Layout(None, text=True)
 
 
+def _first_byte(stream: Stream, start: int) -> int:
+    """Where the first byte from `start` on that is no space, tab or `\r` lies in the buffer,
+    reading more as needed (its end: none). As in `_line`, reads double and only new bytes
+    are searched."""
+    while (found := _NOT_BLANK.search(stream.buffer, start)) is None:
+        start = len(stream.buffer)
+        if not stream.more(max(SNIFF_BYTES, len(stream.buffer))):
+            return start
+    return found.start()
+
+
 def _array_layout(stream: Stream) -> Layout:
-    """The layout of an array whose `[` starts the buffer."""
-    first = _line(stream, 0) or b""
-    if first[1:].strip(_SPACE):
+    """The layout of an array whose `[` starts the buffer. An array with more than the `[` on
+    its first line is decoded, found without reading that line whole (it may be the array)."""
+    start = _first_byte(stream, 1)
+    if stream.buffer[start : start + 1] not in (b"\n", b""):
         return Layout(None)
-    start = len(first) + 1
+    start += 1
     while (line := _line(stream, start)) is not None and not line.strip(_SPACE):
         start += len(line) + 1
     if line is None:
