@@ -438,7 +438,7 @@ def test_an_entry_cut_short_exits_5_whether_or_not_a_query_selects_it(
     found = re.match(rf"error: {re.escape(str(path))}:(\d+): not valid JSON \(", last)
     assert found, last
     assert last.endswith(INCOMPLETE)
-    if layout != "gcloud":
+    if layout == "lines":  # an array is decoded: where its text stops being JSON is named
         assert int(found.group(1)) == line
 
 
@@ -702,6 +702,39 @@ def test_an_array_with_misplaced_commas_is_corrupt(
     code, _, err = run_cli(*ERRORS, f"--logs_file={path}")
     assert code == 5, err
     assert re.match(rf"error: {re.escape(str(path))}:\d+: ", err.splitlines()[-1]), err
+
+
+# Arrays of one entry per line as json.load reads them, but laid out otherwise here and there.
+ODD_ARRAYS = {
+    "commas starting lines": lambda lines: (
+        "[\n" + lines[0] + "\n" + "".join("," + line + "\n" for line in lines[1:]) + "]\n"
+    ),
+    "an entry over several lines": lambda lines: (
+        "[\n"
+        + ",\n".join([*lines[:1], json.dumps(json.loads(lines[1]), indent=2), *lines[2:]])
+        + "\n]\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("entries", [3, 2000])
+@pytest.mark.parametrize("odd", ODD_ARRAYS)
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_valid_array_of_one_entry_per_line_laid_out_otherwise_is_read(
+    tmp_path: Path, odd: str, entries: int, compressed: bool
+) -> None:
+    """Such an array was refused: "no comma after this entry". It is decoded from the block
+    where its framing breaks on."""
+    filler = container_entry("fine", severity="INFO", timestamp="2026-10-22T11:40:00Z")
+    everything = _entries()
+    everything[2:2] = [filler] * (entries - 3)
+    text = ODD_ARRAYS[odd]([json.dumps(entry) for entry in everything])
+    assert len(json.loads(text)) == entries
+    path = tmp_path / "a.json"
+    path.write_bytes(gzip.compress(text.encode()) if compressed else text.encode())
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: one", "Check failed: two"]
 
 
 def test_an_indented_array_read_on_after_its_framing_breaks_keeps_its_last_entry(

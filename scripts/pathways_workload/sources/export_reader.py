@@ -206,6 +206,11 @@ def sniff(stream: Stream, text: TextLogs | None = None) -> Layout | None:
     raise corrupt(stream.export, stream.line, "not a JSON export (expected '[' or '{')")
 
 
+def _json_lines(framing: Framing) -> bool:
+    """Whether a framing is JSON Lines' (not an array's)."""
+    return isinstance(framing, LineFraming) and not framing.commas
+
+
 # The array's closing `]`: the first line that starts with one (an entry's lines start with
 # `{` or are indented).
 _CLOSE = re.compile(rb"(?:\A|\n)\]")
@@ -215,7 +220,7 @@ def _tail(stream: Stream, framing: Framing, after_blocks: bool) -> bytes:
     """The rest of the export at its end: whole records, the array's closing `]` removed.
     `after_blocks`: blocks of records came before, each record ending with its comma."""
     data = stream.buffer
-    if isinstance(framing, LineFraming) and not framing.commas:
+    if _json_lines(framing):
         return data if not data or data.endswith(b"\n") else data + b"\n"
     closing = _CLOSE.search(data)
     rest = data[closing.end() :] if closing is not None else b""
@@ -300,7 +305,8 @@ def read_export(
     """Framed blocks with what `look` found, or decoded batches for any other array.
 
     Blocks are read (and decompressed) in a worker thread while `look` runs.
-    An indented array whose indentation breaks is decoded from that block on.
+    An array whose framing breaks (an indentation, an entry over several lines, commas
+    that start lines) is decoded from that block on: any valid array is read.
     """
     with open_decompressed(export) as handle:
         stream = Stream(export, handle)
@@ -314,7 +320,7 @@ def read_export(
         reloadable = not isinstance(handle, gzip.GzipFile)
         with Ahead(framed_blocks(stream, layout.framing, number, reloadable)) as blocks:
             for block, found, waiting in looked(blocks, look):
-                if not (found.broken and isinstance(block.framing, ObjectFraming)):
+                if not found.broken or _json_lines(block.framing):
                     yield Seen(block, found)
                     continue
                 rest = b"".join(later.data for later in [block, *waiting, *blocks.stop()])
@@ -351,21 +357,11 @@ def every_record(
         yield from item if isinstance(item, list) else line_records(item)
 
 
-_NO_COMMA = "no comma after this entry, before the next one"
-
-
 def line_records(block: Block) -> Iterator[Record]:
-    """Every record of a line-framed block, each line checked (blank lines allowed)."""
-    framing = block.framing
-    commas = isinstance(framing, LineFraming) and framing.commas
+    """Every record of a block of JSON Lines, each line checked (blank lines allowed)."""
     start = 0
     for line in block.data.split(b"\n"):
         text = line.strip(_SPACE)
-        if commas and text and not text.endswith(b","):
-            line_number = line_at(block.export, block.offset + start)
-            raise corrupt(block.export, line_number, _NO_COMMA)
-        if commas:
-            text = text[:-1].rstrip(_SPACE)
         if text:
             if not (text.startswith(b"{") and text.endswith(b"}")):
                 line_number = line_at(block.export, block.offset + start)
