@@ -762,6 +762,45 @@ def test_another_compression_is_named(tmp_path: Path, compress: Any, name: str) 
     assert err.splitlines()[-1].startswith(f"error: {path}: compressed with {name}; decompress")
 
 
+REPLAY = "python3 scripts/debug_workload.py --logs_file=- ..."
+
+
+@pytest.mark.parametrize(
+    ("compress", "what", "pipe"),
+    [
+        (bz2.compress, "compressed with bzip2", "bunzip2"),
+        (lzma.compress, "compressed with xz", "unxz"),
+        (
+            lambda data: gzip.compress(gzip.compress(data)),
+            "a gzip file inside a gzip file",
+            "gunzip",
+        ),
+    ],
+)
+def test_a_compressed_stream_is_given_a_pipe_that_decompresses_it(
+    monkeypatch: pytest.MonkeyPatch, compress: Any, what: str, pipe: str
+) -> None:
+    """The hint was `bunzip2 -k <stdin>`, which no shell runs; a gzip file inside a gzip
+    file was "not a JSON export"."""
+    _with_stdin(monkeypatch, compress(_lines_text(_entries()).encode()))
+    code, out, err = run_cli(*ERRORS, "--logs_file=-")
+    assert (code, out) == (5, "")
+    last = err.splitlines()[-1]
+    assert last.startswith(f"error: <stdin>: {what}; decompress it first (e.g. ... | {pipe} | ")
+    assert f"| {pipe} | {REPLAY})" in last
+
+
+def test_a_gzip_file_inside_a_gzip_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "export.json.gz"
+    path.write_bytes(gzip.compress(gzip.compress(_lines_text(_entries()).encode())))
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert (code, out) == (5, "")
+    assert err.splitlines()[-1] == (
+        f"error: {path}: a gzip file inside a gzip file; decompress it first (e.g. "
+        f"gunzip -c {path} | {REPLAY}): gzip is read as is, once"
+    )
+
+
 def test_a_closed_standard_input_is_named_as_closed() -> None:
     done = subprocess.run(
         [sys.executable, str(SCRIPT), *ERRORS, "--logs_file=-"],

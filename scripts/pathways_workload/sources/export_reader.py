@@ -25,7 +25,7 @@ from pathways_workload.errors import InputFileError
 from pathways_workload.sources.array_decoder import ArrayDecoder
 from pathways_workload.sources.background import Ahead, looked
 from pathways_workload.sources.framing import Framing, LineFraming, ObjectFraming
-from pathways_workload.sources.inputs import ExportFile
+from pathways_workload.sources.inputs import GZIP_MAGIC, ExportFile
 from pathways_workload.sources.records import Record, corrupt, line_at, open_decompressed
 from pathways_workload.sources.stream import READ_BYTES, Stream, check_text
 from pathways_workload.sources.text_logs import TextLogs
@@ -93,21 +93,39 @@ class Seen(Generic[LookedT]):
 Decoded = list[Record]
 
 
-# Compressed files other than gzip, by their first bytes.
+# Compressed files other than gzip, by their first bytes: the command that decompresses
+# such a file, and the one that decompresses a stream in a pipe.
 _OTHER_COMPRESSIONS = (
-    (b"BZh", "bzip2", "bunzip2 -k"),
-    (b"\xfd7zXZ\x00", "xz", "unxz -k"),
-    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"),
-    (b"PK\x03\x04", "zip", "unzip"),
+    (b"BZh", "bzip2", "bunzip2 -k", "bunzip2"),
+    (b"\xfd7zXZ\x00", "xz", "unxz -k", "unxz"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd", "unzstd"),
+    (b"PK\x03\x04", "zip", "unzip", "funzip"),
 )
+_REPLAY = "python3 scripts/debug_workload.py --logs_file=- ..."
+
+
+def _decompressing(export: ExportFile, command: str, pipe: str) -> str:
+    """A runnable way to decompress an export: the file's command, or a pipe for a stream."""
+    if export.spool is not None:
+        return f"... | {pipe} | {_REPLAY}"
+    return f"{command} {export.name}"
 
 
 def _refuse_foreign_encoding(export: ExportFile, head: bytes) -> None:
-    for magic, compression, command in _OTHER_COMPRESSIONS:
+    """Refuse (decompressed) bytes that are compressed again, or text in another encoding."""
+    if head.startswith(GZIP_MAGIC):
+        stream = export.spool is not None
+        outer = "... | gunzip" if stream else f"gunzip -c {export.name}"
+        raise InputFileError(
+            f"{export.name}: a gzip file inside a gzip file; decompress it first (e.g. "
+            f"{outer} | {_REPLAY}): gzip is read as is, once"
+        )
+    for magic, compression, command, pipe in _OTHER_COMPRESSIONS:
         if head.startswith(magic):
             raise InputFileError(
                 f"{export.name}: compressed with {compression}; decompress it first (e.g. "
-                f"{command} {export.name}): gzip is the one compression read as is"
+                f"{_decompressing(export, command, pipe)}): gzip is the one compression read "
+                "as is"
             )
     name = next((name for bom, name in _FOREIGN_BOMS if head.startswith(bom)), None)
     if name is None and len(head) >= 4:
