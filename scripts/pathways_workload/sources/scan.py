@@ -229,8 +229,8 @@ def whole_records(block: Block) -> bool:
     """Whether every record of a block is whole: one object whose braces pair up (one RE2
     match over the block's skeleton). A record cut short never is (a truncated export, a
     line cut mid-write), and the search never parses a record it does not select, so a
-    block that is not whole is read record by record, each one parsed: a valid record
-    nested too deep is read, a torn one is refused naming its line."""
+    block that is not whole is read record by record (an array is decoded from there on),
+    each record parsed: a valid one nested too deep is read, a torn one refused."""
     return _whole(block.framing).fullmatch(skeleton(block.data)) is not None
 
 
