@@ -231,6 +231,18 @@ def test_truncated_gzip_exits_5(tmp_path: Path) -> None:
     assert "gzip stream is damaged or truncated" in err
 
 
+@pytest.mark.parametrize("members", [1, 2])
+def test_data_after_a_whole_gzip_stream_is_named_as_such(tmp_path: Path, members: int) -> None:
+    """It was "damaged or truncated (Compressed file ended before the end-of-stream
+    marker...)", though nothing was cut short."""
+    whole = gzip.compress(b'{"insertId": "a"}\n' * 1000) * members
+    path = tmp_path / "a.jsonl.gz"
+    path.write_bytes(whole + b"garbage\n")
+    code, err = replay_everything(path)
+    assert code == 5
+    assert f"{path}: data after the end of the gzip stream (at byte {len(whole)} of" in err
+
+
 def test_fetches_anticipated_are_answered_in_the_pass_before_they_are_asked(
     tmp_path: Path,
 ) -> None:

@@ -10,8 +10,8 @@ from typing import IO
 from isal import isal_zlib
 
 from pathways_workload.errors import InputFileError
-from pathways_workload.sources.inputs import ExportFile
-from pathways_workload.sources.records import corrupt, line_at
+from pathways_workload.sources.inputs import GZIP_MAGIC, ExportFile
+from pathways_workload.sources.records import INCOMPLETE, corrupt, line_at
 
 READ_BYTES = 4 << 20
 # What a damaged or truncated gzip stream raises while it is read.
@@ -35,9 +35,14 @@ class Stream:
         self.eof = False
 
     def _damaged(self, error: Exception) -> InputFileError:
+        after = _after_gzip(self.export)
+        if after is not None:
+            return InputFileError(
+                f"{self.export.name}: data after the end of the gzip stream (at byte {after} "
+                f"of the file); {INCOMPLETE}"
+            )
         return InputFileError(
-            f"{self.export.name}: the gzip stream is damaged or truncated ({error}); "
-            "any output printed before this message is incomplete"
+            f"{self.export.name}: the gzip stream is damaged or truncated ({error}); {INCOMPLETE}"
         )
 
     def more(self, size: int = READ_BYTES) -> bool:
@@ -73,6 +78,28 @@ class Stream:
     def line_now(self) -> int:
         """The line number where the buffer starts."""
         return self.line or line_at(self.export, self.offset)
+
+
+def _after_gzip(export: ExportFile) -> int | None:
+    """Where bytes that start no gzip member follow the export's whole gzip members (None:
+    a member is cut short or damaged instead). Read again, for an error's message only."""
+    member, offset = zlib.decompressobj(31), 0  # offset: where `chunk` starts in the file
+    with export.open() as raw:
+        while chunk := raw.read(READ_BYTES):
+            while chunk:
+                try:
+                    member.decompress(chunk, READ_BYTES)
+                except zlib.error:
+                    return None
+                rest = member.unconsumed_tail or member.unused_data
+                if member.eof:
+                    offset += len(chunk) - len(rest)
+                    if not rest.startswith(GZIP_MAGIC[: len(rest)]):
+                        return offset
+                    member, chunk = zlib.decompressobj(31), rest
+                else:
+                    offset, chunk = offset + len(chunk) - len(rest), rest
+    return None
 
 
 def check_text(export: ExportFile, data: bytes, offset: int) -> None:
