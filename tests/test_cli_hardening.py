@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BASE = ("--project=pw-demo", "--jobset_name=x")
 INCIDENT = ROOT / "tests" / "fixtures" / "incidents" / "host-oom-worker.json"
 TOOL = (sys.executable, "scripts/debug_workload.py", f"--logs_file={INCIDENT}")
+TRIAGE = ("--jobset_name=gemma-train", "--action=triage")
 EVERY_LINE = ("--action=query", "--filter=severity>=DEFAULT", "--limit=5000", "--format=json")
 OUTSIDE = (
     "error: the window reaches outside the years 0001 to 9999; check --start_time, "
@@ -476,12 +477,7 @@ def test_a_report_is_never_written_over_the_export_it_reads(
     export.write_bytes(INCIDENT.read_bytes())
     (folder / "link.json").symlink_to(export)
     source = folder if written == "report.txt" else export
-    code, out, err = run_cli(
-        "--jobset_name=gemma-train",
-        "--action=triage",
-        f"--logs_file={source}",
-        f"{flag}={folder / written}",
-    )
+    code, out, err = run_cli(*TRIAGE, f"--logs_file={source}", f"{flag}={folder / written}")
     assert (code, out) == (2, "")
     assert err.splitlines() == [err.splitlines()[-1]]  # nothing ran
     assert err.startswith(f"error: {flag}={folder / written}: --logs_file={source} reads ")
@@ -492,8 +488,7 @@ def test_a_report_is_never_written_over_the_export_it_reads(
 def test_the_report_and_the_commands_need_two_files(tmp_path: Path) -> None:
     same = tmp_path / "same.txt"
     code, out, err = run_cli(
-        "--jobset_name=gemma-train",
-        "--action=triage",
+        *TRIAGE,
         f"--logs_file={INCIDENT}",
         f"--output={same}",
         f"--commands_out={tmp_path / '.' / 'same.txt'}",
@@ -512,12 +507,7 @@ def test_an_unwritable_commands_file_is_refused_before_anything_runs(
     tmp_path: Path, where: str, reason: str
 ) -> None:
     path = tmp_path / where if where else tmp_path
-    code, out, err = run_cli(
-        "--jobset_name=gemma-train",
-        "--action=triage",
-        f"--logs_file={INCIDENT}",
-        f"--commands_out={path}",
-    )
+    code, out, err = run_cli(*TRIAGE, f"--logs_file={INCIDENT}", f"--commands_out={path}")
     assert (code, out) == (74, "")
     assert (
         err == f"error: --commands_out={path}: cannot write it ({reason}); choose a writable path\n"
