@@ -15,8 +15,8 @@ from pathways_workload import terms
 from pathways_workload.describe import container_of, entry_labels, pod_of
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.triage.hosts import host_index, runs_on_host
+from pathways_workload.triage.shape import Host
 
-Host = tuple[str, str]  # (slice, host index), as the labels write them
 MOST_NAMED = 8
 
 COMPONENTS = (

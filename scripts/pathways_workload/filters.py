@@ -97,11 +97,13 @@ def log_id(name: str) -> str:
     return f"log_id({quote(name)})"
 
 
-@functools.lru_cache(maxsize=64)
+_compiled = functools.lru_cache(maxsize=64)(compile_filter)  # once per text
+
+
 def compile_checked(text: str) -> CompiledFilter:
-    """Compile a filter (once per text), the engine's error turned into a usage error."""
+    """Compile a filter, the engine's error turned into a usage error."""
     try:
-        return compile_filter(text)
+        return _compiled(text)
     except LqlError as error:
         raise UsageError(error.render()) from None
 
@@ -110,13 +112,11 @@ def check_valid(text: str) -> None:
     """Check a filter Cloud Logging will evaluate: valid, though it may call a function only
     Cloud Logging can evaluate (refused where the offline engine must run it)."""
     try:
-        compile_checked(text)
-    except UsageError:
-        try:
-            compile_filter(text)
-        except LqlUnsupportedError:
-            return
-        raise
+        _compiled(text)
+    except LqlUnsupportedError:
+        return
+    except LqlError as error:
+        raise UsageError(error.render()) from None
 
 
 def split_to_fit(

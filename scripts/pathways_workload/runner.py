@@ -51,6 +51,41 @@ def _print(fetches: list[Fetch], request: Request, output: Output) -> None:
     output.printer.commands(fetches, _project(request), request.window, output.out, output.as_json)
 
 
+def _blame_length(request: Request, length: int) -> None:
+    """Say which flag made a query longer than Cloud Logging accepts, if one did."""
+    workloads, containers = request.target.workloads, request.target.container_names
+    blamed = [
+        (flag, what, advice)
+        for flag, what, advice, given in (
+            (
+                "--extra_terms/--extra_term",
+                "these terms",
+                "search for fewer or shorter terms",
+                bool(request.options.extra_terms),
+            ),
+            (
+                "--workload",
+                f"{len(workloads)} workloads",
+                "name fewer workloads (run once per group of them)",
+                len(workloads) > 1,
+            ),
+            (
+                "--container_names",
+                f"{len(containers)} containers",
+                "name fewer containers",
+                bool(containers),
+            ),
+        )
+        if given
+    ]
+    if blamed:
+        flag, what, advice = blamed[0]
+        raise UsageError(
+            f"{flag}: with {what} a query has {length:,} characters; Cloud Logging accepts at "
+            f"most {MAX_FILTER_LENGTH:,}: {advice}"
+        )
+
+
 def _check_filters(fetches: list[Fetch], request: Request, sentinel: str | None = None) -> None:
     """Every filter compiles; one that extra terms pushed past the length limit says so (a
     filter chained to names found earlier, with the longest name in place of `sentinel`)."""
@@ -58,25 +93,8 @@ def _check_filters(fetches: list[Fetch], request: Request, sentinel: str | None 
         length = len(item.query.filter)
         if sentinel and sentinel in item.query.filter:
             length = one_name_length(item.query.filter, sentinel)
-        if length > MAX_FILTER_LENGTH and request.options.extra_terms:
-            raise UsageError(
-                f"--extra_terms/--extra_term: with these terms a query has {length:,} "
-                f"characters; Cloud Logging accepts at most {MAX_FILTER_LENGTH:,}: search for "
-                "fewer or shorter terms"
-            )
-        if length > MAX_FILTER_LENGTH and len(request.target.workloads) > 1:
-            raise UsageError(
-                f"--workload: with {len(request.target.workloads)} workloads a query has "
-                f"{length:,} characters; Cloud Logging accepts at most {MAX_FILTER_LENGTH:,}: "
-                "name fewer workloads (run once per group of them)"
-            )
-        names = request.target.container_names
-        if length > MAX_FILTER_LENGTH and names:
-            raise UsageError(
-                f"--container_names: with {len(names)} containers a query has {length:,} "
-                f"characters; Cloud Logging accepts at most {MAX_FILTER_LENGTH:,}: name fewer "
-                "containers"
-            )
+        if length > MAX_FILTER_LENGTH:
+            _blame_length(request, length)
         check_valid(item.query.filter)
 
 
