@@ -97,6 +97,7 @@ class FileSource:
     _tracker: SpanTracker | None = dataclasses.field(default=None, repr=False)
     _span_told: bool = dataclasses.field(default=False, repr=False)
     _ahead: dict[_Asked, Result] = dataclasses.field(default_factory=dict, repr=False)
+    _whole: set[tuple[int, int, int]] = dataclasses.field(default_factory=set, repr=False)
 
     def files(self) -> list[ExportFile]:
         """The exports (streams are copied aside on first use, to be read again later)."""
@@ -104,6 +105,16 @@ class FileSource:
             self._files = export_files(self.paths)
             self._tell([f"warning: {f.name} is empty (0 bytes)" for f in self._files if f.empty])
         return self._files
+
+    def _whole_records(self, block: Block) -> bool:
+        """`whole_records`, checked once per block: every pass cuts an export the same way."""
+        key = (block.number, block.offset, len(block.data))
+        if key in self._whole:
+            return True
+        whole = whole_records(block)
+        if whole:
+            self._whole.add(key)
+        return whole
 
     def _now(self) -> int:
         return time.time_ns() if self.now_ns is None else self.now_ns
@@ -172,7 +183,7 @@ class FileSource:
 
     def _span_pass(self, tracker: SpanTracker) -> None:
         def look(block: Block) -> _SpanLook:
-            return _SpanLook(broken=not whole_records(block))
+            return _SpanLook(broken=not self._whole_records(block))
 
         with Ahead(self._items(look)) as items:
             for item in items:
@@ -192,7 +203,7 @@ class FileSource:
     def _scan_pass(
         self, filters: list[CompiledFilter], collectors: list[Collector], tracker: SpanTracker
     ) -> None:
-        scanner = BlockScanner(filters)
+        scanner = BlockScanner(filters, self._whole_records)
         learn = self._tracker is None  # after the first pass, times only for whole blocks
 
         def look(block: Block) -> Scan:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import re2
@@ -97,10 +97,14 @@ class Scan:
 
 
 class BlockScanner:
-    """Candidate records of framed blocks, each with the filters it may match."""
+    """Candidate records of framed blocks, each with the filters it may match; `whole` tells
+    whether a block's records are whole (`whole_records`, or a cache of its answers)."""
 
-    def __init__(self, filters: Sequence[CompiledFilter]) -> None:
+    def __init__(
+        self, filters: Sequence[CompiledFilter], whole: Callable[[Block], bool] | None = None
+    ) -> None:
         self._filters = filters
+        self._whole = whole or whole_records
         self._chosen: list[bytes | None] | None = None
         self._union: dict[Framing, Any] = {}
         self._set: re2.Set | None = None
@@ -177,7 +181,7 @@ class BlockScanner:
             if framing.settles(kind):
                 found_in[start][1].update(self._settle(block, found.start(), end, scan))
                 position = max(found.start() + 1, framing.resume(position, end))
-        if not whole_records(block):
+        if not self._whole(block):
             return Scan(broken=True)
         scan.candidates = [
             (start, end, tuple(sorted(wanted)))
