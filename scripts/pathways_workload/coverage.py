@@ -50,10 +50,14 @@ KIND_GAPS = {
 
 
 def _span(entries: Sequence[Entry]) -> tuple[str | None, str | None]:
+    """The first and last line's timestamps (of lines at one instant, the first and last
+    given)."""
     if not entries:
         return None, None
-    ordered = sorted(entries, key=entry_time_ns)
-    return ordered[0].get("timestamp"), ordered[-1].get("timestamp")
+    times = [entry_time_ns(entry) for entry in entries]
+    first, last = min(times), max(times)
+    latest = len(times) - 1 - times[::-1].index(last)
+    return entries[times.index(first)].get("timestamp"), entries[latest].get("timestamp")
 
 
 def _silent_hosts(workers: Sequence[Entry], expected: Collection[Host]) -> str | None:
@@ -75,9 +79,14 @@ def components(lines: Sequence[Entry], expected_hosts: Collection[Host]) -> list
     """Per component: pods, lines read, first and last line; a note when it is a gap."""
     rows = []
     known = {name for _, containers, _ in COMPONENTS for name in containers}
-    others = sorted({name for entry in lines if (name := container_of(entry))} - known)
+    named = [(container_of(entry), entry) for entry in lines]
+    others = sorted({container for container, _ in named if container} - known)
     for name, containers, required in COMPONENTS:
-        own = [entry for entry in lines if _plays(entry, name, containers, others)]
+        own = [
+            entry
+            for container, entry in named
+            if _plays(entry, container, name, containers, others)
+        ]
         first, last = _span(own)
         pods = len({pod_of(entry) for entry in own})
         note = None
@@ -99,11 +108,14 @@ def components(lines: Sequence[Entry], expected_hosts: Collection[Host]) -> list
 
 
 def _plays(
-    entry: Entry, component: str, containers: Collection[str], others: Sequence[str]
+    entry: Entry,
+    container: str | None,
+    component: str,
+    containers: Collection[str],
+    others: Sequence[str],
 ) -> bool:
-    """Whether a line is the component's: by its container's name, or, for the workers, a
-    container of no known role on a TPU host (a renamed worker)."""
-    container = container_of(entry)
+    """Whether a line (of `container`) is the component's: by its container's name, or, for
+    the workers, a container of no known role on a TPU host (a renamed worker)."""
     if container in containers:
         return True
     return component == "workers" and container in others and runs_on_host(entry)
