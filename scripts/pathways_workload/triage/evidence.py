@@ -9,6 +9,7 @@ routine lines that are no evidence at all carry example lines (examples.py).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Sequence
 
@@ -494,7 +495,8 @@ BENIGN: tuple[Example, ...] = (
 
 @dataclasses.dataclass(frozen=True)
 class Evidence:
-    """One entry that says something went wrong, and how to weigh it."""
+    """One entry that says something went wrong, and how to weigh it (what is read from the
+    entry is read once: triage asks it of every item many times)."""
 
     entry: Entry
     time_ns: int
@@ -511,27 +513,27 @@ class Evidence:
     def effective_ns(self) -> int:
         return self.time_ns - (NODE_EVENT_TOLERANCE_NS if self.coarse else 0)
 
-    @property
+    @functools.cached_property
     def pod(self) -> str | None:
         return pod_of(self.entry)
 
-    @property
+    @functools.cached_property
     def container(self) -> str | None:
         return container_of(self.entry)
 
-    @property
+    @functools.cached_property
     def node(self) -> str | None:
         return node_of(self.entry)
 
-    @property
+    @functools.cached_property
     def message(self) -> str:
         return message(self.entry)
 
-    @property
+    @functools.cached_property
     def attempt(self) -> str | None:
         return attempt_of(self.entry)
 
-    @property
+    @functools.cached_property
     def scenario(self) -> scenarios.Scenario | None:
         return scenarios.match(self.entry)
 
@@ -554,6 +556,10 @@ class Evidence:
 
     def order(self) -> tuple[bool, int, int, tuple[int, str]]:
         """Earliest first; a line whose time is a guess after every line with its own."""
+        return self._order
+
+    @functools.cached_property
+    def _order(self) -> tuple[bool, int, int, tuple[int, str]]:
         rank = {"serial-console": 0, "audit": 0, "node-event": 1}.get(self.source, 2)
         return self.time_guessed, self.effective_ns, rank, sort_key(self.entry)
 
