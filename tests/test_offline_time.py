@@ -343,3 +343,19 @@ def test_a_timestamp_written_with_an_escape_counts_for_the_span(
     assert _messages(out) == ["Check failed: first", "Check failed: last"]
     assert "window: 2026-10-22T11:20:00Z .. 2026-10-22T11:30:00.5Z" in err
     assert "no usable top-level timestamp" not in err
+
+
+@pytest.mark.parametrize("engine", ["logging", "analytics"])
+def test_the_earliest_entry_of_the_span_is_returned_to_the_nanosecond(
+    tmp_path: Path, engine: str
+) -> None:
+    """The span starts at the earliest entry; BigQuery keeps its microsecond, so a start
+    rounded up to the next microsecond left that entry (often the root cause) out."""
+    first = container_entry("Check failed: first", timestamp="2026-10-22T11:30:00.123456789Z")
+    last = container_entry("Check failed: last", timestamp="2026-10-22T11:30:01.5Z")
+    path = _lines(tmp_path / "a.jsonl", [first, last])
+    code, out, err = run_cli(
+        "--action=errors", f"--logs_file={path}", WORKLOAD, f"--engine={engine}"
+    )
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: first", "Check failed: last"]

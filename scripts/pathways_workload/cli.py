@@ -15,6 +15,7 @@ from contextlib import ExitStack
 from typing import TextIO, cast
 
 from pathways_workload import filters, target, user_filter
+from pathways_workload.analytics import sql
 from pathways_workload.analytics.dataset import Dataset
 from pathways_workload.arguments import (
     analytics_flags,
@@ -87,6 +88,14 @@ class _Engine:
             paths, self.dataset, self.project, self.full, stack, files.text, files.files()
         )
 
+    def span(self, files: FileSource) -> Window | None:
+        """The export's span; Log Analytics keeps timestamps to the microsecond, so there it
+        starts at the earliest entry's microsecond, which a start inside it would exclude."""
+        span = files.span()
+        if span is None or self.dataset is None:
+            return span
+        return dataclasses.replace(span, start_ns=sql.micros(span.start_ns) * sql.NANOS_PER_MICRO)
+
     def check_filter(self, text: str, offline: bool) -> None:
         """Log Analytics: the user's --filter needs an exact SQL mapping on its own; offline,
         the engine must be able to evaluate it (the query action checks the query language
@@ -158,7 +167,7 @@ def _source_and_window(
         files = FileSource(args.logs_file, err=err, now_ns=clock(), text=text)
         if not flags.any_given() and engine.dataset is None:
             return files, plausible_window(clock()), files.span
-        span = None if flagged else files.span()
+        span = None if flagged else engine.span(files)
         window = flagged or resolve_window(flags, span.end_ns if span else clock(), span)
         return engine.offline(args.logs_file, files, stack), window, None
     if args.logs_format is not None:
