@@ -61,3 +61,45 @@ def test_a_filter_without_a_log_analytics_mapping_is_named_within_its_own_text(
     message, line, caret = err.splitlines()[-3:]
     assert message.startswith("error: --filter: 'httpRequest.latency' " + where)
     assert (line, caret) == ('httpRequest.latency>"1s"', "^")
+
+
+@pytest.mark.parametrize(
+    ("bound", "side"),
+    [
+        ('timestamp>="2026-11-17T14:00:00.5Z"', "after the window's end (2026-11-17T14:00:00Z)"),
+        ('timestamp>"2026-11-17T14:00:00Z"', "after the window's end (2026-11-17T14:00:00Z)"),
+        ('timestamp<="2026-11-17T12:59:59Z"', "before the window's start (2026-11-17T13:00:00Z)"),
+        ('timestamp<"2026-11-17T13:00:00Z"', "before the window's start (2026-11-17T13:00:00Z)"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["print", "replay"])
+def test_a_filter_timed_outside_the_window_is_refused(bound: str, side: str, mode: str) -> None:
+    """The window is ANDed with --filter: a filter whose own times exclude all of it can
+    match nothing (a filter copied with its timestamps, run without the window flags)."""
+    source = f"--logs_file={INCIDENT}" if mode == "replay" else "--project=pw-demo"
+    window = ("--start_time=2026-11-17T13:00:00Z", "--end_time=2026-11-17T14:00:00Z")
+    code, out, err = run_cli("--action=query", source, *window, f"--filter=severity>=ERROR {bound}")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        f"error: --filter: {bound} is {side}, and the window is ANDed with it: nothing can "
+        "match; set the window with --start_time and --end_time (or --issue_time)"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'timestamp>="2026-11-17T14:00:00Z" timestamp<="2026-11-17T15:00:00Z"',
+        'timestamp<"2026-11-17T13:00:00.000000001Z"',
+        'timestamp>="2026-11-18T00:00:00Z" OR severity>=ERROR',
+    ],
+)
+def test_a_filter_timed_to_meet_the_window_runs(text: str) -> None:
+    code, _, err = run_cli(
+        "--action=query",
+        f"--logs_file={INCIDENT}",
+        "--start_time=2026-11-17T13:00:00Z",
+        "--end_time=2026-11-17T14:00:00Z",
+        f"--filter={text}",
+    )
+    assert code == 0, err

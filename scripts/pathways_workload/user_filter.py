@@ -16,9 +16,20 @@ from pathways_workload.lql import (
     compile_filter,
     diagnostics,
     lexer,
+    nodes,
+    parser,
+    values,
 )
 from pathways_workload.lql.parser import MAX_FILTER_LENGTH, MAX_NESTING
+from pathways_workload.window import Window, as_given
 
+# A top-level `timestamp OP "T"` that excludes the whole window: OP -> (T, window) -> excluded.
+_EXCLUDES = {
+    ">=": lambda nanos, window: nanos > window.end_ns,
+    ">": lambda nanos, window: nanos >= window.end_ns,
+    "<=": lambda nanos, window: nanos < window.start_ns,
+    "<": lambda nanos, window: nanos <= window.start_ns,
+}
 # What `wrap` puts around the user's text: a line of its own each.
 OPENING = "(\n"
 CLOSING = "\n)"
@@ -68,6 +79,39 @@ def check_evaluable(flag: str, text: str) -> None:
         raise UsageError(f"{flag}: {hinted.render()}") from None
     except LqlError:
         pass  # check_text says what is wrong with it
+
+
+def check_window(flag: str, text: str, window: Window) -> None:
+    """Check that no top-level `timestamp` comparison of the filter excludes the whole window
+    (the window is ANDed with the filter). The text has passed `check_text`.
+
+    Raises:
+        UsageError: such a comparison, which leaves nothing to match.
+    """
+    try:
+        tree = parser.parse(text)
+    except LqlUnsupportedError:
+        return  # Cloud Logging evaluates it (`check_evaluable` refuses it offline)
+    for term in nodes.operands(tree) if isinstance(tree, nodes.And) else [tree]:
+        if not (
+            isinstance(term, nodes.Comparison)
+            and term.op in _EXCLUDES
+            and term.value is not None
+            and [part.lower() for part in term.path.components] == ["timestamp"]
+        ):
+            continue
+        nanos = values.parse_timestamp(term.value.text)
+        if nanos is not None and _EXCLUDES[term.op](nanos, window):
+            side = (
+                f"after the window's end ({window.end})"
+                if ">" in term.op
+                else f"before the window's start ({window.start})"
+            )
+            raise UsageError(
+                f'{flag}: timestamp{term.op}"{as_given(term.value.text)}" is {side}, and the '
+                "window is ANDed with it: nothing can match; set the window with --start_time "
+                "and --end_time (or --issue_time)"
+            )
 
 
 def wrap(text: str) -> str:
