@@ -359,3 +359,40 @@ def test_the_earliest_entry_of_the_span_is_returned_to_the_nanosecond(
     )
     assert code == 0, err
     assert _messages(out) == ["Check failed: first", "Check failed: last"]
+
+
+def test_a_window_that_misses_the_export_says_where_the_export_is(tmp_path: Path) -> None:
+    """An issue time read in another time zone: the export is named with its span, not only
+    "no entries matched" (and gaps that blame the export for what lies outside the window)."""
+    path = _lines(tmp_path / "a.jsonl", _crashes())
+    code, out, err = run_cli(
+        "--action=errors", f"--logs_file={path}", WORKLOAD, "--issue_time=2026-10-22T04:25:00Z"
+    )
+    assert (code, out) == (0, "")
+    assert (
+        "note: the export spans 2026-10-22T11:20:00Z .. 2026-10-22T11:30:00.5Z (10m), outside "
+        "the window: check the window flags (a time without an offset is UTC), or leave them "
+        "out to read the whole export"
+    ) in err.splitlines()
+
+
+def test_a_window_that_meets_the_export_says_nothing_of_its_span(tmp_path: Path) -> None:
+    path = _lines(tmp_path / "a.jsonl", _crashes())
+    code, out, err = run_cli(
+        "--action=errors", f"--logs_file={path}", WORKLOAD, "--end_time=2026-10-22T11:20:00Z"
+    )
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: first"]
+    assert "export spans" not in err
+
+
+def test_a_window_on_an_entry_outside_the_span_does_not_say_it_missed(tmp_path: Path) -> None:
+    """The span leaves out absurd times, which window flags may still be aimed at."""
+    entries = [*_crashes(), container_entry("Check failed: far", timestamp="2999-01-01T00:00:00Z")]
+    path = _lines(tmp_path / "a.jsonl", entries)
+    code, out, err = run_cli(
+        "--action=errors", f"--logs_file={path}", WORKLOAD, "--issue_time=2999-01-01T00:00:00Z"
+    )
+    assert code == 0, err
+    assert _messages(out) == ["Check failed: far"]
+    assert "export spans" not in err

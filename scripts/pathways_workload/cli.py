@@ -164,7 +164,7 @@ def _source_and_window(
         if flags.any_given() and not _only_duration(flags):
             flagged = resolve_window(flags, clock())
         text = _text_logs(args, tgt, flagged, clock(), err)
-        files = FileSource(args.logs_file, err=err, now_ns=clock(), text=text)
+        files = FileSource(args.logs_file, err=err, now_ns=clock(), text=text, window=flagged)
         if not flags.any_given() and engine.dataset is None:
             return files, plausible_window(clock()), files.span
         span = None if flagged else engine.span(files)

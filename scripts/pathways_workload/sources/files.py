@@ -85,7 +85,7 @@ def _estimate(record: Record, block: Block) -> Estimate:
 @dataclasses.dataclass
 class FileSource:
     """Recorded exports (or text container logs, read as `text` says) as a source; warnings
-    (odd timestamps) go to `err`."""
+    (odd timestamps, a span outside the given `window`) go to `err`."""
 
     paths: list[str]
     fast_path: bool = True
@@ -93,6 +93,7 @@ class FileSource:
     now_ns: int | None = None
     passes: int = 0
     text: TextLogs = dataclasses.field(default_factory=TextLogs)
+    window: Window | None = None
     _files: list[ExportFile] | None = dataclasses.field(default=None, repr=False)
     _tracker: SpanTracker | None = dataclasses.field(default=None, repr=False)
     _span_told: bool = dataclasses.field(default=False, repr=False)
@@ -170,7 +171,20 @@ class FileSource:
     def _learnt(self, tracker: SpanTracker) -> None:
         if self._tracker is None:
             self._tracker = tracker
-            self._tell(tracker.notes())
+            self._tell(tracker.notes() + self._missed(tracker))
+
+    def _missed(self, tracker: SpanTracker) -> list[str]:
+        """The note when the exports' span lies wholly outside the given window (unless some
+        entries' absurd times, left out of the span, may be what the window is set on)."""
+        span = tracker.window()
+        if self.window is None or span is None or tracker.absurd.count:
+            return []
+        if span.end_ns >= self.window.start_ns and span.start_ns <= self.window.end_ns:
+            return []
+        return [
+            f"note: the export spans {span.span()}, outside the window: check the window "
+            "flags (a time without an offset is UTC), or leave them out to read the whole export"
+        ]
 
     def _simple_pass(self, collectors: list[Collector], tracker: SpanTracker) -> None:
         for number, export in enumerate(self.files()):
