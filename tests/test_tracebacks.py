@@ -118,3 +118,26 @@ def test_group_headers_count_the_lines_they_show() -> None:
         counts = [header.match(line) for line in out.splitlines()]
         shown = [(int(m.group(1)), int(m.group(2))) for m in counts if m]
         assert all(lines <= total for lines, total in shown), (name, shown)
+
+
+def test_a_traceback_the_window_ends_before_its_exception_says_so(tmp_path: Path) -> None:
+    """The follow-up reads to the window's end: an exception past it is missing, and the
+    header alone must not pass for the whole story."""
+    entries = _lines(["Traceback (most recent call last):", *FRAMES], "2026-10-22T11:59:58Z")
+    entries += _lines(["ValueError: bad mesh"], "2026-10-22T12:00:01Z")
+    path = tmp_path / "export.jsonl"
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    window = ("--start_time=2026-10-22T11:00:00Z", "--end_time=2026-10-22T12:00:00Z")
+    args = (f"--logs_file={path}", "--jobset_name=llama-train", *window)
+    code, out, err = run_cli(*args, "--action=errors")
+    assert code == 0, err
+    assert out.splitlines()[-1].endswith("jax-tpu: Traceback (most recent call last):")
+    assert (
+        f"note: the traceback at 2026-10-22T11:59:58Z in default/{CLIENT}/jax-tpu has no "
+        "exception line before the window's end (2026-10-22T12:00:00Z): read past it with a "
+        "later --end_time"
+    ) in err.splitlines()
+    code, out, err = run_cli(*args[:-1], "--end_time=2026-10-22T12:00:08Z", "--action=errors")
+    assert code == 0, err
+    assert out.splitlines()[-1].endswith("jax-tpu: ValueError: bad mesh")
+    assert "no exception line" not in err

@@ -1,14 +1,15 @@
 """The presenter of the entry actions: merged, grouped and limited entries.
 
 When the action followed up traceback headers, each header is shown with
-the exception line that ends its traceback.
+the exception line that ends its traceback, and a note names each header
+whose exception the window's end may have cut off.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from pathways_workload.actions.followups import FOLLOW_UPS, exceptions_of
+from pathways_workload.actions.followups import FOLLOW_UPS, cut_short, exceptions_of
 from pathways_workload.plan import Results
 from pathways_workload.query import Request
 from pathways_workload.reports import EntryReport
@@ -35,7 +36,10 @@ class EntryPresenter:
     def __call__(self, request: Request, results: Results) -> EntryReport:
         shown = [result for result in results if result.fetch.name != FOLLOW_UPS]
         found = [entry for result in shown for entry in result.entries]
-        stream = shape(shown, request.options, exceptions_of(found, results))
+        ends = exceptions_of(found, results)
+        stream = shape(shown, request.options, ends)
+        if results.all(FOLLOW_UPS):
+            stream.notes.extend(cut_short(found, ends, request.window))
         marked = frozenset(request.nodes or ()) if self.marks_nodes else frozenset()
         return EntryReport(stream, request.window, self.empty_hint, marked)
 

@@ -9,16 +9,17 @@ thousand.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pathways_workload import filters, selectors, tracebacks
 from pathways_workload.actions.common import fetch
-from pathways_workload.describe import container_of, pod_of
+from pathways_workload.describe import container_of, pod_of, where
 from pathways_workload.plan import PrintNote, Results, Stage
 from pathways_workload.query import Query, Request
 from pathways_workload.shaping import identity
 from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, entry_time_ns
 from pathways_workload.timestamps import format_timestamp_ns
+from pathways_workload.window import Window
 
 FOLLOW_UPS = "traceback_lines"
 FOLLOW_UP_PAGES = 3
@@ -80,6 +81,20 @@ def exceptions_of(found: Sequence[Entry], results: Results) -> dict[tuple[str, s
         if exception is not None:
             ends[identity(header)] = exception
     return ends
+
+
+def cut_short(
+    found: Sequence[Entry], ends: Mapping[tuple[str, str, str], Entry], window: Window
+) -> list[str]:
+    """A note for each traceback header among `found` without its exception line, whose
+    follow-up the window's end cut short."""
+    return [
+        f"note: the traceback at {header.get('timestamp')} in {where(header)} has no exception "
+        f"line before the window's end ({window.end}): read past it with a later --end_time"
+        for header in tracebacks.first_headers(found, MOST_HEADERS)
+        if identity(header) not in ends
+        and entry_time_ns(header) + tracebacks.FOLLOW_NS > window.end_ns
+    ]
 
 
 def _example(request: Request) -> Fetch:
