@@ -396,3 +396,11 @@ def test_a_window_on_an_entry_outside_the_span_does_not_say_it_missed(tmp_path: 
     assert code == 0, err
     assert _messages(out) == ["Check failed: far"]
     assert "export spans" not in err
+
+
+def test_duration_alone_ends_the_window_at_the_export_s_latest_entry(tmp_path: Path) -> None:
+    path = _lines(tmp_path / "a.jsonl", _crashes())
+    code, out, err = run_cli("--action=errors", f"--logs_file={path}", WORKLOAD, "--duration=5m")
+    assert code == 0, err
+    assert "window: 2026-10-22T11:25:00.5Z .. 2026-10-22T11:30:00.5Z (5m)" in err.splitlines()
+    assert _messages(out) == ["Check failed: last"]
