@@ -519,6 +519,25 @@ def test_a_key_file_variable_naming_a_folder(
     assert fake.list_requests == 0
 
 
+@pytest.mark.parametrize("text", ["[]", "42", "null"])
+def test_a_key_file_holding_json_that_is_not_an_object(
+    fake: FakeLogging, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """A log export (a JSON array) named as the key file was an internal error (exit 70)."""
+    path = tmp_path / "export.json"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.delenv("CLOUDSDK_AUTH_DISABLE_CREDENTIALS")
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(path))
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (3, "")
+    assert err.splitlines()[-1] == (
+        f"error: cannot load the credentials in GOOGLE_APPLICATION_CREDENTIALS={path} (the "
+        "file holds JSON that is not an object): point it at a valid service-account key "
+        "file, or unset it and run `gcloud auth application-default login`"
+    )
+    assert fake.list_requests == 0
+
+
 @pytest.mark.parametrize("partial", [1, 2])
 def test_triage_pages_through_partial_scan_pages(
     monkeypatch: pytest.MonkeyPatch, partial: int

@@ -28,6 +28,7 @@ LOGIN_FIX = (
     "run `gcloud auth application-default login`, or set "
     f"{KEY_FILE_ENV} to a service-account key file"
 )
+NOT_AN_OBJECT = "the file holds JSON that is not an object"
 _TRUE = ("1", "true", "yes", "on", "y")
 
 
@@ -66,18 +67,26 @@ def load(project: str) -> Any:
             f"cannot read {where} ({error.strerror or error}): point it at a service-account "
             "key file, or unset it and run `gcloud auth application-default login`"
         ) from None
-    except DefaultCredentialsError as error:
-        if key_file:
-            raise AccessError(
-                f"cannot load the credentials in {KEY_FILE_ENV}={key_file} "
-                f"({one_line(str(error))}): point it at a valid service-account key file, "
-                "or unset it and run `gcloud auth application-default login`"
-            ) from None
-        raise AccessError(
-            f"no Application Default Credentials found: {LOGIN_FIX} "
-            f"(the account needs {VIEWER_ROLE} on project {project})"
-        ) from None
+    except (DefaultCredentialsError, AttributeError) as error:
+        # google-auth reads a file of JSON that is not an object (an array, a number) as
+        # if it were one, and fails with AttributeError.
+        detail = NOT_AN_OBJECT if isinstance(error, AttributeError) else one_line(str(error))
+        raise not_loaded(project, key_file, detail) from None
     return found
+
+
+def not_loaded(project: str, key_file: str | None, detail: str) -> AccessError:
+    """The error when google-auth cannot load the key file, or finds no credentials."""
+    if key_file:
+        return AccessError(
+            f"cannot load the credentials in {KEY_FILE_ENV}={key_file} ({detail}): point it "
+            "at a valid service-account key file, or unset it and run "
+            "`gcloud auth application-default login`"
+        )
+    return AccessError(
+        f"no Application Default Credentials found: {LOGIN_FIX} "
+        f"(the account needs {VIEWER_ROLE} on project {project})"
+    )
 
 
 def fetch_token(found: Any, project: str) -> None:
