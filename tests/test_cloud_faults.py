@@ -503,6 +503,22 @@ def test_an_unreachable_token_endpoint_is_retried_then_reported(
     assert fake.list_requests == 0
 
 
+def test_a_token_that_trickles_in_is_abandoned_at_the_deadline(
+    fake: FakeLogging, key_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The token request had no deadline of its own: an endpoint sending a byte now and
+    then held the tool for as long as it liked before the first query."""
+    fast_source(monkeypatch, deadline=0.5, request_deadline=0.2)
+    fake.trickle = 0.3
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    assert err.splitlines()[-1] == (
+        f"error: cannot reach the token endpoint {fake.token_uri} after 2 attempts (TooSlow): "
+        "check the network, wait a minute and rerun"
+    )
+    assert fake.list_requests == 0
+
+
 def test_a_key_file_variable_naming_a_folder(
     fake: FakeLogging, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

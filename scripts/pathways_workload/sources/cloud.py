@@ -14,8 +14,9 @@ or more pages than any honest read of the limit needs. An entry a page
 repeats (same log, insertId and time) is kept once, as within one page, so a
 limit counts distinct entries.
 Responses that are not what the API sends are CloudLoggingError too. The
-access token is fetched before the first query, so a failing token endpoint
-is told apart from bad credentials. Independent fetches run concurrently.
+access token is fetched before the first query, within the same deadline as a
+request, so a failing token endpoint is told apart from bad credentials.
+Independent fetches run concurrently.
 google.cloud is imported only when a query runs.
 """
 
@@ -282,7 +283,8 @@ class CloudSource:
         return self._api
 
     def _first_token(self, api: _Api) -> None:
-        """Fetch the access token, retrying while its endpoint cannot be reached."""
+        """Fetch the access token within the request deadline, retrying while its endpoint
+        cannot be reached or does not answer whole in time."""
         endpoint = credentials.token_endpoint(api.credentials)
 
         def report(error: Exception, wait: float, number: int) -> None:
@@ -293,8 +295,10 @@ class CloudSource:
 
         try:
             retrying(
-                lambda: credentials.fetch_token(api.credentials, self.project),
-                lambda e: isinstance(e, api.transport_error),
+                lambda: _within(
+                    self.deadline, lambda: credentials.fetch_token(api.credentials, self.project)
+                ),
+                lambda e: isinstance(e, (api.transport_error, TooSlow)),
                 self.backoff,
                 report,
                 time.sleep,
