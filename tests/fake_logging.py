@@ -11,7 +11,8 @@ costs a slice per page, not a filter pass over every entry.
 
 Tests can inject failures (429 with the real quota message, 500, 503, 401,
 403) and misbehaviours (connection resets, a redirect loop, a body that claims
-gzip but is not, a page whose entries are not objects), a latency per
+gzip but is not, a page whose entries are not objects, a 200 whose body is an
+API error), a latency per
 request, a body sent a byte at a time (`trickle`), partial-scan pages (no
 entries but a token; `partial_pages` of them before every page of entries), a
 token that never advances
@@ -74,6 +75,7 @@ RESET = "reset"  # drop the connection with a TCP reset
 REDIRECT_LOOP = "redirect-loop"  # 307 to a path that redirects to itself
 BAD_GZIP = "bad-gzip"  # a 200 whose body claims gzip encoding but is not
 NOT_OBJECTS = "not-objects"  # a 200 page whose entries are numbers, strings and null
+ERROR_IN_200 = "error-in-200"  # a 200 whose body is an API error, as a gateway may send it
 SERVICE_DISABLED = "service-disabled"  # a 403 whose ErrorInfo says the API is not enabled
 # As Google APIs word it (google-gemini/gemini-cli issue 1343 shows the whole body).
 DISABLED_MESSAGE = (
@@ -310,6 +312,28 @@ def _distinct(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
+def _error_payload(error: ApiError) -> dict[str, Any]:
+    """The API's JSON body for an error (a 429 with its quota ErrorInfo)."""
+    status_name = ERRORS.get(error.status, ("UNKNOWN", ""))[0]
+    payload = {"error": {"code": error.status, "message": str(error), "status": status_name}}
+    if error.status == 429:
+        payload["error"]["details"] = [
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "RATE_LIMIT_EXCEEDED",
+                "domain": "googleapis.com",
+                "metadata": {
+                    "quota_metric": "logging.googleapis.com/read_requests",
+                    "quota_limit": "ReadRequestsPerMinutePerProject",
+                    "quota_limit_value": "60",
+                    "service": "logging.googleapis.com",
+                    "consumer": "projects/123456789012",
+                },
+            }
+        ]
+    return payload
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     """One HTTP exchange: entries:list, or a logged 404 for anything else."""
 
@@ -364,6 +388,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             REDIRECT_LOOP: self._redirect_loop,
             BAD_GZIP: self._bad_gzip,
             NOT_OBJECTS: lambda: self._send(200, {"entries": [42, "not an entry", None]}),
+            ERROR_IN_200: lambda: self._send(200, _error_payload(ApiError(403))),
             SERVICE_DISABLED: self._service_disabled,
         }
 
@@ -384,24 +409,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._send_error(ApiError(404))
 
     def _send_error(self, error: ApiError) -> None:
-        status_name = ERRORS.get(error.status, ("UNKNOWN", ""))[0]
-        payload = {"error": {"code": error.status, "message": str(error), "status": status_name}}
-        if error.status == 429:
-            payload["error"]["details"] = [
-                {
-                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                    "reason": "RATE_LIMIT_EXCEEDED",
-                    "domain": "googleapis.com",
-                    "metadata": {
-                        "quota_metric": "logging.googleapis.com/read_requests",
-                        "quota_limit": "ReadRequestsPerMinutePerProject",
-                        "quota_limit_value": "60",
-                        "service": "logging.googleapis.com",
-                        "consumer": "projects/123456789012",
-                    },
-                }
-            ]
-        self._send(error.status, payload)
+        self._send(error.status, _error_payload(error))
 
     def _service_disabled(self) -> None:
         info = {

@@ -26,6 +26,7 @@ from pathways_workload.sources.base import Fetch
 from pathways_workload.sources.retry import Backoff, RequestBudget
 from tests.fake_logging import (
     BAD_GZIP,
+    ERROR_IN_200,
     FAKE_ACCESS_TOKEN,
     NOT_OBJECTS,
     REDIRECT_LOOP,
@@ -389,6 +390,20 @@ def test_entries_that_are_not_objects(fake: FakeLogging) -> None:
         "an object); check CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING="
         f"{fake.url}, or wait a minute and rerun"
     ]
+
+
+def test_an_error_answered_with_200_is_not_an_empty_page(fake: FakeLogging) -> None:
+    """A 200 whose body was an API error read as a page without entries: exit 0, and
+    "no entries matched" for a query that never ran."""
+    fake.fail(ERROR_IN_200)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    assert "no entries matched" not in err
+    assert err.splitlines()[-1] == (
+        f"error: unexpected response from Cloud Logging to {SWEEP} (a 200 answer holding an "
+        "error: The caller does not have permission); check "
+        f"CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING={fake.url}, or wait a minute and rerun"
+    )
 
 
 def test_a_redirect_loop(fake: FakeLogging) -> None:

@@ -199,6 +199,11 @@ def _read_page(page: object, purpose: str) -> tuple[list[Entry], str | None]:
     """The entries and next token of a response, or CloudLoggingError if it is not a page."""
     if not isinstance(page, dict):
         raise _unexpected(purpose, "not a JSON object")
+    if "error" in page:  # a gateway's error with a 200 status: not an empty page
+        error = page["error"]
+        said = error.get("message", error) if isinstance(error, dict) else error
+        detail = credentials.one_line(str(said))[:200]
+        raise _unexpected(purpose, f"a 200 answer holding an error: {detail}")
     entries = page.get("entries", [])
     if not isinstance(entries, list):
         raise _unexpected(purpose, "its entries are not a list")
