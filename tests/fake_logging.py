@@ -11,8 +11,8 @@ costs a slice per page, not a filter pass over every entry.
 
 Tests can inject failures (429 with the real quota message, 500, 503, 401,
 403) and misbehaviours (connection resets, a redirect loop, a body that claims
-gzip but is not, a page whose entries are not objects, a 200 whose body is an
-API error), a latency per
+gzip but is not, a page whose entries are not objects or are nested too deeply,
+a 200 whose body is an API error), a latency per
 request, a body sent a byte at a time (`trickle`), partial-scan pages (no
 entries but a token; `partial_pages` of them before every page of entries), a
 token that never advances
@@ -76,6 +76,7 @@ REDIRECT_LOOP = "redirect-loop"  # 307 to a path that redirects to itself
 BAD_GZIP = "bad-gzip"  # a 200 whose body claims gzip encoding but is not
 NOT_OBJECTS = "not-objects"  # a 200 page whose entries are numbers, strings and null
 ERROR_IN_200 = "error-in-200"  # a 200 whose body is an API error, as a gateway may send it
+TOO_DEEP = "too-deep"  # a 200 page whose entry is nested deeper than any JSON parser reads
 SERVICE_DISABLED = "service-disabled"  # a 403 whose ErrorInfo says the API is not enabled
 # As Google APIs word it (google-gemini/gemini-cli issue 1343 shows the whole body).
 DISABLED_MESSAGE = (
@@ -389,6 +390,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             BAD_GZIP: self._bad_gzip,
             NOT_OBJECTS: lambda: self._send(200, {"entries": [42, "not an entry", None]}),
             ERROR_IN_200: lambda: self._send(200, _error_payload(ApiError(403))),
+            TOO_DEEP: self._too_deep,
             SERVICE_DISABLED: self._service_disabled,
         }
 
@@ -453,6 +455,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         """A 200 that says its body is gzip-compressed when it is not."""
         data = b'{"entries": []} is not gzip'
         self._send_bytes(200, "application/json", data, {"Content-Encoding": "gzip"})
+
+    def _too_deep(self) -> None:
+        """A 200 page whose one entry holds arrays nested 100,000 deep."""
+        data = b'{"entries": [{"jsonPayload": {"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}]}"
+        self._send_bytes(200, "application/json", data, {})
 
     def _reset(self) -> None:
         """Drop the connection with a TCP reset, as a load balancer might."""

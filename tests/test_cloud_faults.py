@@ -32,6 +32,7 @@ from tests.fake_logging import (
     REDIRECT_LOOP,
     RESET,
     SERVICE_DISABLED,
+    TOO_DEEP,
     FakeLogging,
     point_at,
     service_account_key,
@@ -403,6 +404,18 @@ def test_an_error_answered_with_200_is_not_an_empty_page(fake: FakeLogging) -> N
         f"error: unexpected response from Cloud Logging to {SWEEP} (a 200 answer holding an "
         "error: The caller does not have permission); check "
         f"CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING={fake.url}, or wait a minute and rerun"
+    )
+
+
+def test_an_entry_nested_too_deeply_is_an_unexpected_response(fake: FakeLogging) -> None:
+    """Decoding it overflowed the stack: an internal error (exit 70), "please report"."""
+    fake.fail(TOO_DEEP)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    assert err.splitlines()[-1] == (
+        f"error: unexpected response from Cloud Logging to {SWEEP} (an entry is nested too "
+        f"deeply); check CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING={fake.url}, or wait a minute "
+        "and rerun"
     )
 
 

@@ -372,6 +372,8 @@ class CloudSource:
         except (api.request_error, ValueError) as error:
             detail = f"{type(error).__name__}: {credentials.one_line(str(error))[:120]}"
             raise _unexpected(scan.purpose, detail) from None
+        except RecursionError:
+            raise _unexpected(scan.purpose, "an entry is nested too deeply") from None
 
     def _await_budget(self, stop: threading.Event) -> None:
         if stop.is_set():
