@@ -20,7 +20,9 @@ token that never advances
 (`stuck`), pages that repeat the previous page's last `overlap`
 entries, and an empty-string `nextPageToken` on the last page. It
 also serves an OAuth token endpoint (`/token`, answered with `token_reply`),
-for credentials whose `token_uri` points here. It counts requests and how many
+for credentials whose `token_uri` points here. It can serve HTTPS with a
+self-signed certificate (`use_tls`), as a proxy that inspects TLS presents
+one the client does not trust. It counts requests and how many
 it answered at once. Unknown paths (gcloud may probe others) get a 404 and
 are printed, so they show in the test output.
 """
@@ -34,6 +36,7 @@ import hashlib
 import http.server
 import json
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -135,6 +138,7 @@ class FakeLogging:
         self._compiled: dict[str, CompiledFilter] = {}
         self._matches: dict[tuple[str, str, tuple[str, ...]], list[dict[str, Any]]] = {}
         self._lock = threading.Lock()
+        self._scheme = "http"
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.fake = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(
@@ -160,7 +164,7 @@ class FakeLogging:
     @property
     def url(self) -> str:
         """The endpoint, written as gcloud's override variable wants it (trailing slash)."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}/"
+        return f"{self._scheme}://127.0.0.1:{self._server.server_address[1]}/"
 
     @property
     def token_uri(self) -> str:
@@ -170,6 +174,16 @@ class FakeLogging:
     @property
     def list_requests(self) -> int:
         return len(self.bodies)
+
+    def use_tls(self, directory: Path) -> Path:
+        """Serve HTTPS with a fresh self-signed certificate (before entering); returns the
+        certificate's file, a CA bundle that trusts it."""
+        cert, key = self_signed_certificate(directory)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+        self._scheme = "https"
+        return cert
 
     def fail(self, status: int | str, times: int | None = 1, after: int = 0) -> None:
         """Inject a failure: after `after` more list requests, fail `times` of them."""
@@ -475,6 +489,43 @@ def point_at(monkeypatch: pytest.MonkeyPatch, fake: FakeLogging) -> None:
     """Send the tool's cloud queries to the fake, without credentials (as gcloud would)."""
     monkeypatch.setenv("CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING", fake.url)
     monkeypatch.setenv("CLOUDSDK_AUTH_DISABLE_CREDENTIALS", "true")
+
+
+def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
+    """Write a certificate for 127.0.0.1 that signs itself, and its key: (cert, key) files."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    loopback = x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(loopback, critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = directory / "cert.pem", directory / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_file, key_file
 
 
 def service_account_key(path: Path, token_uri: str) -> Path:

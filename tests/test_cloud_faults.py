@@ -547,6 +547,52 @@ def test_a_token_that_trickles_in_is_abandoned_at_the_deadline(
     assert fake.list_requests == 0
 
 
+UNTRUSTED = (
+    "is not trusted (certificate verify failed: self",
+    "): if a proxy inspects TLS, set REQUESTS_CA_BUNDLE to a file with its CA certificate; "
+    "check the proxy settings (HTTPS_PROXY), then rerun",
+)
+
+
+def test_an_untrusted_certificate_is_not_retried_and_names_the_ca_bundle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proxy that inspects TLS presents a certificate the client does not trust: that was
+    retried for a minute and a half, then called an outage (narrow the window, rerun)."""
+    server = FakeLogging(crash_lines(3))
+    bundle = server.use_tls(tmp_path)
+    with server:
+        point_at(monkeypatch, server)
+        fast_source(monkeypatch)
+        code, out, err = run_cli(*ERRORS, "--execute")
+        assert (code, out) == (4, "")
+        assert retry_lines(err) == []
+        last = err.splitlines()[-1]
+        assert last.startswith(f"error: the TLS certificate of {server.url.rstrip('/')} ")
+        assert UNTRUSTED[0] in last and last.endswith(UNTRUSTED[1])
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(bundle))
+        code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 0, err
+    assert len(out.splitlines()) == 3
+
+
+def test_an_untrusted_certificate_at_the_token_endpoint(
+    fake: FakeLogging, key_file: Path, tmp_path: Path
+) -> None:
+    """The token is the first request, so that is where such a proxy shows first."""
+    token_server = FakeLogging([])
+    token_server.use_tls(tmp_path)
+    with token_server:
+        service_account_key(key_file, token_server.token_uri)
+        code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    assert not [line for line in err.splitlines() if line.startswith("cannot reach")]
+    last = err.splitlines()[-1]
+    assert last.startswith(f"error: the TLS certificate of {token_server.token_uri} ")
+    assert UNTRUSTED[0] in last and last.endswith(UNTRUSTED[1])
+    assert fake.list_requests == 0
+
+
 def test_a_key_file_variable_naming_a_folder(
     fake: FakeLogging, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,7 +5,8 @@ the API's JSON shape (nanoseconds, receiveTimestamp, split, ...), which the
 client's entry objects would lose. Each fetch asks for `pageSize` =
 min(limit, 1000) and follows `nextPageToken` until its limit is met or the
 token ends (the server may send shorter pages than asked; that is normal).
-Each page request is retried on 429, 5xx and connection errors with backoff,
+Each page request is retried on 429, 5xx and connection errors with backoff
+(not on a TLS certificate the client does not trust: a CA bundle fixes that),
 resuming from its page token; all requests of a source draw from one budget
 well under the project's 60 requests per minute. A read that does not end is
 stopped with CloudLoggingError: a token sent twice, too many partial-scan
@@ -64,6 +65,8 @@ _JSON_TYPES = {bool: "boolean", int: "number", float: "number", str: "string", l
 # A connection that was never made (refused, no route, no such host), as requests says it.
 _NO_CONNECTION = re.compile(r"Failed to establish a new connection|NameResolutionError")
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
+# A certificate the client does not trust (a proxy that inspects TLS), and OpenSSL's reason.
+_UNTRUSTED = re.compile(r"CERTIFICATE_VERIFY_FAILED\] ([^(]+)")
 
 
 class TooSlow(Exception):
@@ -217,6 +220,34 @@ def _read_page(page: object, purpose: str) -> tuple[list[Entry], str | None]:
     return entries, token or None
 
 
+def _no_page(scan: _Scan, error: Exception) -> CloudLoggingError:
+    """A request that brought no page: a certificate not trusted, or not the API's answer."""
+    if _untrusted(error):
+        return _insecure(_api_endpoint(), error)
+    detail = f"{type(error).__name__}: {credentials.one_line(str(error))[:120]}"
+    return _unexpected(scan.purpose, detail)
+
+
+def _untrusted(error: Exception) -> str | None:
+    """OpenSSL's reason when the error is a certificate the client does not trust."""
+    found = _UNTRUSTED.search(str(error))
+    return found.group(1).strip() if found else None
+
+
+def _insecure(where: str, error: Exception) -> CloudLoggingError:
+    """A certificate not trusted: retrying cannot help, trusting the proxy's CA can."""
+    return CloudLoggingError(
+        f"the TLS certificate of {where} is not trusted ({_untrusted(error)}): if a proxy "
+        "inspects TLS, set REQUESTS_CA_BUNDLE to a file with its CA certificate; check the "
+        "proxy settings (HTTPS_PROXY), then rerun"
+    )
+
+
+def _api_endpoint() -> str:
+    """Where the queries go: the endpoint override, else Cloud Logging's own host."""
+    return credentials.endpoint() or "logging.googleapis.com"
+
+
 def _unexpected(purpose: str, detail: str) -> CloudLoggingError:
     """A response the API would not send: a proxy, a wrong endpoint, or a broken server."""
     override = os.environ.get(credentials.ENDPOINT_ENV, "").strip()
@@ -303,11 +334,13 @@ class CloudSource:
                 lambda: _within(
                     self.deadline, lambda: credentials.fetch_token(api.credentials, self.project)
                 ),
-                lambda e: isinstance(e, (api.transport_error, TooSlow)),
+                lambda e: isinstance(e, (api.transport_error, TooSlow)) and not _untrusted(e),
                 self.backoff,
                 report,
                 time.sleep,
             )
+        except api.transport_error as error:  # not retried: its certificate is not trusted
+            raise _insecure(endpoint, error) from None
         except GaveUp as gave_up:
             raise CloudLoggingError(
                 f"cannot reach the token endpoint {endpoint} after {gave_up.attempts} "
@@ -359,10 +392,11 @@ class CloudSource:
                 f"(page {page}, attempt {number}); retrying in {wait:.1f}s"
             )
 
+        def transient(error: Exception) -> bool:
+            return isinstance(error, api.transient) and not _untrusted(error)
+
         try:
-            return retrying(
-                attempt, lambda e: isinstance(e, api.transient), self.backoff, report, stop.wait
-            )
+            return retrying(attempt, transient, self.backoff, report, stop.wait)
         except GaveUp as gave_up:
             raise _gave_up(scan, gave_up) from None
         except api.auth_error as error:
@@ -370,8 +404,7 @@ class CloudSource:
         except api.call_error as error:
             raise _failed(self.project, scan, error) from None
         except (api.request_error, ValueError) as error:
-            detail = f"{type(error).__name__}: {credentials.one_line(str(error))[:120]}"
-            raise _unexpected(scan.purpose, detail) from None
+            raise _no_page(scan, error) from None
         except RecursionError:
             raise _unexpected(scan.purpose, "an entry is nested too deeply") from None
 
@@ -513,7 +546,7 @@ def _unreachable(scan: _Scan, gave_up: GaveUp) -> CloudLoggingError:
     text = str(gave_up.error)
     errno = _ERRNO.search(text)
     cause = errno.group(1).strip() if errno else type(gave_up.error).__name__
-    where = credentials.endpoint() or "logging.googleapis.com"
+    where = _api_endpoint()
     override = f", and {credentials.ENDPOINT_ENV}" if credentials.endpoint() else ""
     return CloudLoggingError(
         f'the query "{scan.purpose}" could not connect to Cloud Logging at {where} after '
