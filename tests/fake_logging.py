@@ -22,7 +22,8 @@ entries, and an empty-string `nextPageToken` on the last page. It
 also serves an OAuth token endpoint (`/token`, answered with `token_reply`),
 for credentials whose `token_uri` points here. It can serve HTTPS with a
 self-signed certificate (`use_tls`), as a proxy that inspects TLS presents
-one the client does not trust. It counts requests and how many
+one the client does not trust; `proxy_wanting_login` is a proxy that refuses
+every tunnel with 407. It counts requests and how many
 it answered at once. Unknown paths (gcloud may probe others) get a 404 and
 are printed, so they show in the test output.
 """
@@ -36,6 +37,7 @@ import hashlib
 import http.server
 import json
 import socket
+import socketserver
 import ssl
 import struct
 import threading
@@ -483,6 +485,32 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the tests look at `bodies` instead."""
+
+
+class _ProxyWantsLogin(socketserver.BaseRequestHandler):
+    """An HTTP proxy's answer to a tunnel (CONNECT) it will not open without a login."""
+
+    def handle(self) -> None:
+        self.request.recv(65536)
+        self.request.sendall(
+            b"HTTP/1.1 407 Proxy Authentication Required\r\n"
+            b'Proxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n\r\n'
+        )
+
+
+@contextlib.contextmanager
+def proxy_wanting_login() -> Iterator[str]:
+    """An HTTP proxy on loopback that answers every tunnel with 407; yields its URL."""
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _ProxyWantsLogin)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
 
 
 def point_at(monkeypatch: pytest.MonkeyPatch, fake: FakeLogging) -> None:

@@ -35,6 +35,7 @@ from tests.fake_logging import (
     TOO_DEEP,
     FakeLogging,
     point_at,
+    proxy_wanting_login,
     service_account_key,
 )
 from tests.helpers import PROJECT, container_entry, run_cli
@@ -591,6 +592,53 @@ def test_an_untrusted_certificate_at_the_token_endpoint(
     assert last.startswith(f"error: the TLS certificate of {token_server.token_uri} ")
     assert UNTRUSTED[0] in last and last.endswith(UNTRUSTED[1])
     assert fake.list_requests == 0
+
+
+PROXY_LOGIN = (
+    "(407 Proxy Authentication Required): put its user and password in HTTPS_PROXY "
+    "(http://USER:PASSWORD@HOST:PORT), or have it allow that host, then rerun"
+)
+
+
+def behind(monkeypatch: pytest.MonkeyPatch, proxy: str) -> None:
+    """Send HTTPS requests through `proxy`, whatever the machine's own settings say."""
+    monkeypatch.setenv("HTTPS_PROXY", proxy)
+    for name in ("https_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_a_proxy_that_wants_a_login_is_not_retried(
+    fake: FakeLogging, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proxy answering 407 to the tunnel was retried for a minute and a half, then called
+    an outage (narrow the window, rerun), its reason cut off."""
+    endpoint = fake.url.replace("http://", "https://")
+    monkeypatch.setenv("CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING", endpoint)
+    with proxy_wanting_login() as proxy:
+        behind(monkeypatch, proxy)
+        code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    assert retry_lines(err) == []
+    assert err.splitlines()[-1] == (
+        f"error: the proxy refused to connect to {endpoint.rstrip('/')} {PROXY_LOGIN}"
+    )
+    assert fake.list_requests == 0
+
+
+def test_a_proxy_that_wants_a_login_for_the_token(
+    fake: FakeLogging, key_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token_uri = fake.token_uri.replace("http://", "https://")
+    service_account_key(key_file, token_uri)
+    with proxy_wanting_login() as proxy:
+        behind(monkeypatch, proxy)
+        code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    assert not [line for line in err.splitlines() if line.startswith("cannot reach")]
+    assert (
+        err.splitlines()[-1] == f"error: the proxy refused to connect to {token_uri} {PROXY_LOGIN}"
+    )
+    assert fake.token_requests == 0
 
 
 def test_a_key_file_variable_naming_a_folder(

@@ -6,10 +6,10 @@ client's entry objects would lose. Each fetch asks for `pageSize` =
 min(limit, 1000) and follows `nextPageToken` until its limit is met or the
 token ends (the server may send shorter pages than asked; that is normal).
 Each page request is retried on 429, 5xx and connection errors with backoff
-(not on a TLS certificate the client does not trust: a CA bundle fixes that),
-resuming from its page token; all requests of a source draw from one budget
-well under the project's 60 requests per minute. A read that does not end is
-stopped with CloudLoggingError: a token sent twice, too many partial-scan
+(not when a proxy blocks it: a certificate the client does not trust, a tunnel
+refused), resuming from its page token; all requests of a source draw from one
+budget well under the project's 60 requests per minute. A read that does not
+end is stopped with CloudLoggingError: a token sent twice, too many partial-scan
 (empty) pages in a row, pages in a row that bring only entries already read,
 or more pages than any honest read of the limit needs. An entry a page
 repeats (same log, insertId and time) is kept once, as within one page, so a
@@ -65,8 +65,10 @@ _JSON_TYPES = {bool: "boolean", int: "number", float: "number", str: "string", l
 # A connection that was never made (refused, no route, no such host), as requests says it.
 _NO_CONNECTION = re.compile(r"Failed to establish a new connection|NameResolutionError")
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
-# A certificate the client does not trust (a proxy that inspects TLS), and OpenSSL's reason.
+# Blocked by a proxy, as requests says it: a certificate the client does not trust (the
+# proxy inspects TLS), with OpenSSL's reason, or a tunnel refused (407: it wants a login).
 _UNTRUSTED = re.compile(r"CERTIFICATE_VERIFY_FAILED\] ([^(]+)")
+_TUNNEL_REFUSED = re.compile(r"Tunnel connection failed: (4\d\d[^'\")]*)")
 
 
 class TooSlow(Exception):
@@ -221,26 +223,27 @@ def _read_page(page: object, purpose: str) -> tuple[list[Entry], str | None]:
 
 
 def _no_page(scan: _Scan, error: Exception) -> CloudLoggingError:
-    """A request that brought no page: a certificate not trusted, or not the API's answer."""
-    if _untrusted(error):
-        return _insecure(_api_endpoint(), error)
+    """A request that brought no page: blocked by a proxy, or not the API's answer."""
     detail = f"{type(error).__name__}: {credentials.one_line(str(error))[:120]}"
-    return _unexpected(scan.purpose, detail)
+    return _blocked(_api_endpoint(), error) or _unexpected(scan.purpose, detail)
 
 
-def _untrusted(error: Exception) -> str | None:
-    """OpenSSL's reason when the error is a certificate the client does not trust."""
-    found = _UNTRUSTED.search(str(error))
-    return found.group(1).strip() if found else None
-
-
-def _insecure(where: str, error: Exception) -> CloudLoggingError:
-    """A certificate not trusted: retrying cannot help, trusting the proxy's CA can."""
-    return CloudLoggingError(
-        f"the TLS certificate of {where} is not trusted ({_untrusted(error)}): if a proxy "
-        "inspects TLS, set REQUESTS_CA_BUNDLE to a file with its CA certificate; check the "
-        "proxy settings (HTTPS_PROXY), then rerun"
-    )
+def _blocked(where: str, error: Exception) -> CloudLoggingError | None:
+    """The error for a request to `where` a proxy blocked (no retry helps), else None."""
+    text = str(error)
+    if untrusted := _UNTRUSTED.search(text):
+        return CloudLoggingError(
+            f"the TLS certificate of {where} is not trusted ({untrusted.group(1).strip()}): "
+            "if a proxy inspects TLS, set REQUESTS_CA_BUNDLE to a file with its CA "
+            "certificate; check the proxy settings (HTTPS_PROXY), then rerun"
+        )
+    if refused := _TUNNEL_REFUSED.search(text):
+        return CloudLoggingError(
+            f"the proxy refused to connect to {where} ({refused.group(1).strip()}): put its "
+            "user and password in HTTPS_PROXY (http://USER:PASSWORD@HOST:PORT), or have it "
+            "allow that host, then rerun"
+        )
+    return None
 
 
 def _api_endpoint() -> str:
@@ -334,13 +337,13 @@ class CloudSource:
                 lambda: _within(
                     self.deadline, lambda: credentials.fetch_token(api.credentials, self.project)
                 ),
-                lambda e: isinstance(e, (api.transport_error, TooSlow)) and not _untrusted(e),
+                lambda e: isinstance(e, (api.transport_error, TooSlow)) and not _blocked("", e),
                 self.backoff,
                 report,
                 time.sleep,
             )
-        except api.transport_error as error:  # not retried: its certificate is not trusted
-            raise _insecure(endpoint, error) from None
+        except api.transport_error as error:  # not retried: blocked by a proxy
+            raise _blocked(endpoint, error) or error from None
         except GaveUp as gave_up:
             raise CloudLoggingError(
                 f"cannot reach the token endpoint {endpoint} after {gave_up.attempts} "
@@ -393,7 +396,7 @@ class CloudSource:
             )
 
         def transient(error: Exception) -> bool:
-            return isinstance(error, api.transient) and not _untrusted(error)
+            return isinstance(error, api.transient) and not _blocked("", error)
 
         try:
             return retrying(attempt, transient, self.backoff, report, stop.wait)
