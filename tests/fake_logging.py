@@ -22,8 +22,8 @@ entries, and an empty-string `nextPageToken` on the last page. It
 also serves an OAuth token endpoint (`/token`, answered with `token_reply`),
 for credentials whose `token_uri` points here. It can serve HTTPS with a
 self-signed certificate (`use_tls`), as a proxy that inspects TLS presents
-one the client does not trust; `proxy_wanting_login` is a proxy that refuses
-every tunnel with 407. It counts requests and how many
+one the client does not trust; `refusing_proxy` is a proxy that refuses
+every tunnel (407 unless told otherwise). It counts requests and how many
 it answered at once. Unknown paths (gcloud may probe others) get a 404 and
 are printed, so they show in the test output.
 """
@@ -487,21 +487,26 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         """Quiet: the tests look at `bodies` instead."""
 
 
-class _ProxyWantsLogin(socketserver.BaseRequestHandler):
-    """An HTTP proxy's answer to a tunnel (CONNECT) it will not open without a login."""
+PROXY_LOGIN = "407 Proxy Authentication Required"
+
+
+class _RefusingProxy(socketserver.BaseRequestHandler):
+    """An HTTP proxy's answer to a tunnel (CONNECT) it will not open: the server's `status`."""
 
     def handle(self) -> None:
         self.request.recv(65536)
+        status = self.server.status  # type: ignore[attr-defined]
+        login = b'Proxy-Authenticate: Basic realm="corp"\r\n' if status == PROXY_LOGIN else b""
         self.request.sendall(
-            b"HTTP/1.1 407 Proxy Authentication Required\r\n"
-            b'Proxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n\r\n'
+            f"HTTP/1.1 {status}\r\n".encode() + login + b"Content-Length: 0\r\n\r\n"
         )
 
 
 @contextlib.contextmanager
-def proxy_wanting_login() -> Iterator[str]:
-    """An HTTP proxy on loopback that answers every tunnel with 407; yields its URL."""
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _ProxyWantsLogin)
+def refusing_proxy(status: str = PROXY_LOGIN) -> Iterator[str]:
+    """An HTTP proxy on loopback that answers every tunnel with `status`; yields its URL."""
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _RefusingProxy)
+    server.status = status  # type: ignore[attr-defined]
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()

@@ -35,7 +35,7 @@ from tests.fake_logging import (
     TOO_DEEP,
     FakeLogging,
     point_at,
-    proxy_wanting_login,
+    refusing_proxy,
     service_account_key,
 )
 from tests.helpers import PROJECT, container_entry, run_cli
@@ -614,7 +614,7 @@ def test_a_proxy_that_wants_a_login_is_not_retried(
     an outage (narrow the window, rerun), its reason cut off."""
     endpoint = fake.url.replace("http://", "https://")
     monkeypatch.setenv("CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING", endpoint)
-    with proxy_wanting_login() as proxy:
+    with refusing_proxy() as proxy:
         behind(monkeypatch, proxy)
         code, out, err = run_cli(*ERRORS, "--execute")
     assert (code, out) == (4, "")
@@ -630,7 +630,7 @@ def test_a_proxy_that_wants_a_login_for_the_token(
 ) -> None:
     token_uri = fake.token_uri.replace("http://", "https://")
     service_account_key(key_file, token_uri)
-    with proxy_wanting_login() as proxy:
+    with refusing_proxy() as proxy:
         behind(monkeypatch, proxy)
         code, out, err = run_cli(*ERRORS, "--execute")
     assert (code, out) == (4, "")
@@ -639,6 +639,25 @@ def test_a_proxy_that_wants_a_login_for_the_token(
         err.splitlines()[-1] == f"error: the proxy refused to connect to {token_uri} {PROXY_LOGIN}"
     )
     assert fake.token_requests == 0
+
+
+def test_a_connection_failure_names_its_cause(
+    fake: FakeLogging, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """requests puts the pool, host and URL before the cause: cut at 120 characters, every
+    retry line and the error said "(HTTPSConnectionPool(host=..., port=...): Max retries
+    exceeded with url: /v2/entries:list?prettyPrint=false (Ca)"."""
+    fast_source(monkeypatch, deadline=0.5)
+    monkeypatch.setenv("CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING", fake.url.replace("http", "https"))
+    with refusing_proxy("502 Bad Gateway") as proxy:
+        behind(monkeypatch, proxy)
+        code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    cause = "ProxyError (Unable to connect to proxy, Tunnel connection failed: 502 Bad Gateway)"
+    assert retry_lines(err)[0] == (
+        f"Cloud Logging answered {cause} to {SWEEP} (page 1, attempt 1); retrying in 0.1s"
+    )
+    assert f"({cause});" in err.splitlines()[-1]
 
 
 def test_a_key_file_variable_naming_a_folder(

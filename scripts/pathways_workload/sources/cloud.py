@@ -65,6 +65,8 @@ _JSON_TYPES = {bool: "boolean", int: "number", float: "number", str: "string", l
 # A connection that was never made (refused, no route, no such host), as requests says it.
 _NO_CONNECTION = re.compile(r"Failed to establish a new connection|NameResolutionError")
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
+_CAUSED_BY = re.compile(r"\(Caused by (.*)\)$")
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 # Blocked by a proxy, as requests says it: a certificate the client does not trust (the
 # proxy inspects TLS), with OpenSSL's reason, or a tunnel refused (407: it wants a login).
 _UNTRUSTED = re.compile(r"CERTIFICATE_VERIFY_FAILED\] ([^(]+)")
@@ -519,11 +521,21 @@ def _reasons(error: Exception) -> set[str]:
 
 
 def _status(error: Exception) -> str:
-    """`429 RESOURCE_EXHAUSTED`, `503`, or the kind of connection failure."""
+    """`429 RESOURCE_EXHAUSTED`, `503`, or the kind of connection failure and its cause."""
     code = getattr(error, "code", None)
     if isinstance(code, int):
         return f"{code} {_error_body(error).get('status') or ''}".strip()
-    return f"{type(error).__name__} ({credentials.one_line(str(error))[:120]})"
+    return f"{type(error).__name__} ({_failure(error)[:120]})"
+
+
+def _failure(error: Exception) -> str:
+    """A connection failure's text on one line; for requests' "<pool>: Max retries exceeded
+    with url: <url> (Caused by <error>)", the texts the cause quotes."""
+    text = credentials.one_line(str(error))
+    caused = _CAUSED_BY.search(text)
+    if not caused:
+        return text
+    return ", ".join(a or b for a, b in _QUOTED.findall(caused.group(1))) or caused.group(1)
 
 
 def _cause(error: Exception) -> str:
