@@ -9,23 +9,22 @@ API's JSON shape. The matches of each (filter, order, resourceNames) are
 computed once and kept until `entries` is replaced, so paging a large export
 costs a slice per page, not a filter pass over every entry.
 
-Tests can inject failures (429 with the real quota message, 500, 503, 401,
-403) and misbehaviours (connection resets, a redirect loop, a body that claims
-gzip but is not, a page whose entries are not objects or are nested too deeply,
-a 200 whose body is an API error), a latency per
-request, a body sent a byte at a time (`trickle`), partial-scan pages (no
-entries but a token; `partial_pages` of them before every page of entries), a
-token that never advances
-(`repeat_tokens`), a fresh token on every page that serves the first page again
-(`stuck`), pages that repeat the previous page's last `overlap`
-entries, and an empty-string `nextPageToken` on the last page. It
-also serves an OAuth token endpoint (`/token`, answered with `token_reply`),
-for credentials whose `token_uri` points here. It can serve HTTPS with a
-self-signed certificate (`use_tls`), as a proxy that inspects TLS presents
-one the client does not trust; `refusing_proxy` is a proxy that refuses
-every tunnel (407 unless told otherwise). It counts requests and how many
-it answered at once. Unknown paths (gcloud may probe others) get a 404 and
-are printed, so they show in the test output.
+Tests can inject failures (429 with the real quota message, 500, 503, 401, 403)
+and misbehaviours (connection resets, a redirect loop, a body that claims gzip
+but is not, a page whose entries are not objects or are nested too deeply, a 200
+whose body is an API error), a latency per request (a fault is answered at
+once), a body sent a byte at a time (`trickle`), partial-scan pages (no entries
+but a token; `partial_pages` of them before every page of entries), a token that
+never advances (`repeat_tokens`), a fresh token on every page that serves the
+first page again (`stuck`), pages that repeat the previous page's last `overlap`
+entries, and an empty-string `nextPageToken` on the last page. It also serves an
+OAuth token endpoint (`/token`, answered with `token_reply`), for credentials
+whose `token_uri` points here. It can serve HTTPS with a self-signed certificate
+(`use_tls`), as a proxy that inspects TLS presents one the client does not
+trust; `refusing_proxy` is a proxy that refuses every tunnel (407 unless told
+otherwise). It counts requests and how many it answered at once. Unknown paths
+(gcloud may probe others) get a 404 and are printed, so they show in the test
+output.
 """
 
 from __future__ import annotations
@@ -202,7 +201,7 @@ class FakeLogging:
         self._thread.join()
 
     def answer(self, body: dict[str, Any]) -> dict[str, Any]:
-        """The response to one entries:list body (after faults and latency)."""
+        """The response to one entries:list body (unless a fault answers it; after the latency)."""
         names = body.get("resourceNames")
         if not names or not isinstance(names, list):
             raise ApiError(400, "resourceNames: at least one resource name is required")
@@ -388,12 +387,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _answer(self, body: dict[str, Any]) -> None:
         status = self.fake.take_fault()
-        time.sleep(self.fake.latency)
         if isinstance(status, str):
             self._misbehaviours()[status]()
         elif status is not None:
             self._send_error(ApiError(status))
         else:
+            time.sleep(self.fake.latency)
             try:
                 self._send(200, self.fake.answer(body))
             except ApiError as error:

@@ -11,6 +11,7 @@ import io
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,18 @@ def test_the_first_failure_stops_the_other_fetches(fake: FakeLogging) -> None:
     with pytest.raises(AccessError):
         source().run([fetch(2500), fetch(2500, "desc"), fetch(2600)])
     assert fake.list_requests <= 5
+
+
+def test_the_first_failure_does_not_wait_for_slow_requests(fake: FakeLogging) -> None:
+    """It was raised only once every request in flight had its answer: as long as the
+    slowest took, up to the request deadline of three minutes."""
+    fake.latency = 3.0
+    fake.fail(403, times=1)
+    start = time.monotonic()
+    with pytest.raises(AccessError):
+        source().run([fetch(5), fetch(5, "desc"), fetch(6)])
+    assert time.monotonic() - start < 1.5
+    assert fake.list_requests <= 3
 
 
 def test_partial_scan_pages_between_pages_of_entries_are_followed(fake: FakeLogging) -> None:

@@ -49,6 +49,7 @@ WORKERS = 8  # triage sends seven queries in one wave
 REQUEST_TIMEOUT = 60.0  # between two reads of a response (requests' own timeout)
 # A whole response, however it trickles in: past this the request is abandoned and retried.
 REQUEST_DEADLINE = 180.0
+STOP_POLL = 0.05  # how often a request in flight looks whether another fetch failed
 QUOTA_ADVICE = (
     "the project's read quota (entries.list requests per minute) is used up: wait a minute "
     "and rerun, narrow the window (--duration) so fewer pages are needed, or raise the "
@@ -77,10 +78,17 @@ class TooSlow(Exception):
     """A response that did not arrive whole within the request deadline (it trickled in)."""
 
 
-def _within(seconds: float, call: Callable[[], object]) -> object:
+class _Stopped(Exception):
+    """Another fetch of the same run failed; this one stops before its next request, or
+    leaves the one in flight."""
+
+
+def _within(
+    seconds: float, call: Callable[[], object], stop: threading.Event | None = None
+) -> object:
     """`call()`'s result, or TooSlow when it takes longer than `seconds`: requests times out
     between reads only, so a server sending a byte now and then would hold a read forever.
-    The call runs in a daemon thread, left behind when it overruns."""
+    The call runs in a daemon thread, left behind when it overruns or `stop` is set."""
     outcome: dict[str, Any] = {}
 
     def run() -> None:
@@ -91,16 +99,16 @@ def _within(seconds: float, call: Callable[[], object]) -> object:
 
     worker = threading.Thread(target=run, name="pathways-request", daemon=True)
     worker.start()
-    worker.join(seconds)
+    end = time.monotonic() + seconds
+    while worker.is_alive() and (left := end - time.monotonic()) > 0:
+        if stop is not None and stop.is_set():
+            raise _Stopped
+        worker.join(min(STOP_POLL, left))
     if worker.is_alive():
         raise TooSlow(f"no whole answer within {seconds:g}s")
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
-
-
-class _Stopped(Exception):
-    """Another fetch of the same run failed; this one stops before its next request."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -389,6 +397,7 @@ class CloudSource:
                 lambda: client._connection.api_request(
                     method="POST", path="/entries:list", data=body, timeout=self.timeout
                 ),
+                stop,
             )
 
         def report(error: Exception, wait: float, number: int) -> None:
