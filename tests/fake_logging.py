@@ -82,6 +82,9 @@ NOT_OBJECTS = "not-objects"  # a 200 page whose entries are numbers, strings and
 ERROR_IN_200 = "error-in-200"  # a 200 whose body is an API error, as a gateway may send it
 TOO_DEEP = "too-deep"  # a 200 page whose entry is nested deeper than any JSON parser reads
 SERVICE_DISABLED = "service-disabled"  # a 403 whose ErrorInfo says the API is not enabled
+# A 403 whose ErrorInfo says the token lacks a scope (a Compute Engine VM's default scopes).
+SCOPE_INSUFFICIENT = "scope-insufficient"
+SCOPE_MESSAGE = "Request had insufficient authentication scopes."
 # As Google APIs word it (google-gemini/gemini-cli issue 1343 shows the whole body).
 DISABLED_MESSAGE = (
     "Cloud Logging API has not been used in project 123456789012 before or it is disabled. "
@@ -406,7 +409,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             NOT_OBJECTS: lambda: self._send(200, {"entries": [42, "not an entry", None]}),
             ERROR_IN_200: lambda: self._send(200, _error_payload(ApiError(403))),
             TOO_DEEP: self._too_deep,
-            SERVICE_DISABLED: self._service_disabled,
+            SERVICE_DISABLED: lambda: self._denied("SERVICE_DISABLED", DISABLED_MESSAGE),
+            SCOPE_INSUFFICIENT: lambda: self._denied(
+                "ACCESS_TOKEN_SCOPE_INSUFFICIENT", SCOPE_MESSAGE
+            ),
         }
 
     def _token(self) -> None:
@@ -428,14 +434,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _send_error(self, error: ApiError) -> None:
         self._send(error.status, _error_payload(error))
 
-    def _service_disabled(self) -> None:
+    def _denied(self, reason: str, message: str) -> None:
+        """A 403 with an ErrorInfo that says why."""
         info = {
             "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-            "reason": "SERVICE_DISABLED",
+            "reason": reason,
             "domain": "googleapis.com",
             "metadata": {"service": "logging.googleapis.com", "consumer": "projects/123456789012"},
         }
-        error = {"code": 403, "message": DISABLED_MESSAGE, "status": "PERMISSION_DENIED"}
+        error = {"code": 403, "message": message, "status": "PERMISSION_DENIED"}
         self._send(403, {"error": {**error, "details": [info]}})
 
     def _send(self, status: int, payload: dict[str, Any]) -> None:

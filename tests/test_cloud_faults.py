@@ -31,6 +31,7 @@ from tests.fake_logging import (
     NOT_OBJECTS,
     REDIRECT_LOOP,
     RESET,
+    SCOPE_INSUFFICIENT,
     SERVICE_DISABLED,
     TOO_DEEP,
     FakeLogging,
@@ -171,6 +172,20 @@ def test_a_disabled_api_says_to_enable_it_not_to_grant_a_role(fake: FakeLogging)
         "wait a few minutes, and rerun"
     )
     assert "roles/" not in last
+
+
+def test_a_token_without_the_scope_says_no_role_fixes_it(fake: FakeLogging) -> None:
+    """A Compute Engine VM's default scopes do not read logs; the advice was to grant a role."""
+    fake.fail(SCOPE_INSUFFICIENT, times=None)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (3, "")
+    assert err.splitlines()[-1] == (
+        "error: the access token lacks a scope that reads logs (Request had insufficient "
+        "authentication scopes.), and no role fixes that: on a Compute Engine VM, give it "
+        "the cloud-platform or logging.read access scope, or run `gcloud auth "
+        "application-default login`, or set GOOGLE_APPLICATION_CREDENTIALS to a "
+        "service-account key file"
+    )
 
 
 def test_401_with_credentials_disabled_says_to_enable_them(fake: FakeLogging) -> None:

@@ -594,6 +594,8 @@ def _failed(project: str, scan: _Scan, error: Exception) -> ToolError:
         )
     if code == 403 and "SERVICE_DISABLED" in _reasons(error):
         return credentials.service_disabled(project, _server_message(error))
+    if code == 403 and "ACCESS_TOKEN_SCOPE_INSUFFICIENT" in _reasons(error):
+        return credentials.scope_missing(_server_message(error))
     if code in (401, 403):
         return credentials.denied(project, code, _server_message(error))
     override = credentials.endpoint()

@@ -138,6 +138,15 @@ def service_disabled(project: str, server_message: str) -> AccessError:
     )
 
 
+def scope_missing(server_message: str) -> AccessError:
+    """The error for a 403 whose reason is ACCESS_TOKEN_SCOPE_INSUFFICIENT: no role fixes it."""
+    return AccessError(
+        f"the access token lacks a scope that reads logs ({server_message}), and no role "
+        "fixes that: on a Compute Engine VM, give it the cloud-platform or logging.read "
+        f"access scope, or {LOGIN_FIX}"
+    )
+
+
 def token_failed(found: Any, project: str, error: Exception) -> ToolError:
     """A refused token request is the credentials' fault; a failed one (5xx) the service's."""
     detail = error.args[0] if error.args and isinstance(error.args[0], str) else str(error)
