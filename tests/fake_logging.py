@@ -85,6 +85,15 @@ SERVICE_DISABLED = "service-disabled"  # a 403 whose ErrorInfo says the API is n
 # A 403 whose ErrorInfo says the token lacks a scope (a Compute Engine VM's default scopes).
 SCOPE_INSUFFICIENT = "scope-insufficient"
 SCOPE_MESSAGE = "Request had insufficient authentication scopes."
+# A 403 whose ErrorInfo says the account may not use the quota project its credentials name.
+USER_PROJECT_DENIED = "user-project-denied"
+USER_PROJECT_MESSAGE = (
+    "Caller does not have required permission to use project billing-proj. Grant the caller "
+    "the roles/serviceusage.serviceUsageConsumer role, or a custom role with the "
+    "serviceusage.services.use permission, by visiting https://console.developers.google.com"
+    "/iam-admin/iam/project?project=billing-proj and then retry. Propagation of the new "
+    "permission may take a few minutes."
+)
 # As Google APIs word it (google-gemini/gemini-cli issue 1343 shows the whole body).
 DISABLED_MESSAGE = (
     "Cloud Logging API has not been used in project 123456789012 before or it is disabled. "
@@ -413,6 +422,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             SCOPE_INSUFFICIENT: lambda: self._denied(
                 "ACCESS_TOKEN_SCOPE_INSUFFICIENT", SCOPE_MESSAGE
             ),
+            USER_PROJECT_DENIED: lambda: self._denied("USER_PROJECT_DENIED", USER_PROJECT_MESSAGE),
         }
 
     def _token(self) -> None:

@@ -34,6 +34,8 @@ from tests.fake_logging import (
     SCOPE_INSUFFICIENT,
     SERVICE_DISABLED,
     TOO_DEEP,
+    USER_PROJECT_DENIED,
+    USER_PROJECT_MESSAGE,
     FakeLogging,
     point_at,
     refusing_proxy,
@@ -185,6 +187,19 @@ def test_a_token_without_the_scope_says_no_role_fixes_it(fake: FakeLogging) -> N
         "the cloud-platform or logging.read access scope, or run `gcloud auth "
         "application-default login`, or set GOOGLE_APPLICATION_CREDENTIALS to a "
         "service-account key file"
+    )
+
+
+def test_a_quota_project_the_account_may_not_use(fake: FakeLogging) -> None:
+    """The credentials name a quota project (gcloud's set-quota-project) the account may not
+    use: the advice was a role on the project of the logs, which does not help."""
+    fake.fail(USER_PROJECT_DENIED, times=None)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (3, "")
+    assert err.splitlines()[-1] == (
+        f"error: the account may not use the quota project its credentials name "
+        f"({USER_PROJECT_MESSAGE}): grant it roles/serviceusage.serviceUsageConsumer there, "
+        "or name another with `gcloud auth application-default set-quota-project PROJECT`"
     )
 
 

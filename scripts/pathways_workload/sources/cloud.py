@@ -592,10 +592,9 @@ def _failed(project: str, scan: _Scan, error: Exception) -> ToolError:
         return UsageError(
             f'Cloud Logging rejected the filter of "{scan.purpose}": {_server_message(error)}'
         )
-    if code == 403 and "SERVICE_DISABLED" in _reasons(error):
-        return credentials.service_disabled(project, _server_message(error))
-    if code == 403 and "ACCESS_TOKEN_SCOPE_INSUFFICIENT" in _reasons(error):
-        return credentials.scope_missing(_server_message(error))
+    refusal = credentials.refused(project, _reasons(error), _server_message(error))
+    if code == 403 and refusal:
+        return refusal
     if code in (401, 403):
         return credentials.denied(project, code, _server_message(error))
     override = credentials.endpoint()

@@ -129,6 +129,21 @@ def denied(project: str, status: int, server_message: str) -> AccessError:
     )
 
 
+def refused(project: str, reasons: set[str], server_message: str) -> AccessError | None:
+    """The error for a 403 whose ErrorInfo reason says no role on the project fixes it."""
+    if "SERVICE_DISABLED" in reasons:
+        return service_disabled(project, server_message)
+    if "ACCESS_TOKEN_SCOPE_INSUFFICIENT" in reasons:
+        return scope_missing(server_message)
+    if "USER_PROJECT_DENIED" in reasons:
+        return AccessError(
+            "the account may not use the quota project its credentials name "
+            f"({server_message}): grant it roles/serviceusage.serviceUsageConsumer there, or "
+            "name another with `gcloud auth application-default set-quota-project PROJECT`"
+        )
+    return None
+
+
 def service_disabled(project: str, server_message: str) -> AccessError:
     """The error for a 403 whose reason is SERVICE_DISABLED: no role fixes it."""
     return AccessError(
