@@ -12,19 +12,19 @@ costs a slice per page, not a filter pass over every entry.
 Tests can inject failures (429 with the real quota message, 500, 503, 401, 403)
 and misbehaviours (connection resets, a redirect loop, a body that claims gzip
 but is not, a page whose entries are not objects or are nested too deeply, a 200
-whose body is an API error), a latency per request (a fault is answered at
-once), a body sent a byte at a time (`trickle`), partial-scan pages (no entries
-but a token; `partial_pages` of them before every page of entries), a token that
-never advances (`repeat_tokens`), a fresh token on every page that serves the
-first page again (`stuck`), pages that repeat the previous page's last `overlap`
-entries, and an empty-string `nextPageToken` on the last page. It also serves an
-OAuth token endpoint (`/token`, answered with `token_reply`), for credentials
-whose `token_uri` points here. It can serve HTTPS with a self-signed certificate
-(`use_tls`), as a proxy that inspects TLS presents one the client does not
-trust; `refusing_proxy` is a proxy that refuses every tunnel (407 unless told
-otherwise). It counts requests and how many it answered at once. Unknown paths
-(gcloud may probe others) get a 404 and are printed, so they show in the test
-output.
+whose body is an API error, the front end's HTML 502 page), a latency per
+request (a fault is answered at once), a body sent a byte at a time (`trickle`),
+partial-scan pages (no entries but a token; `partial_pages` of them before every
+page of entries), a token that never advances (`repeat_tokens`), a fresh token
+on every page that serves the first page again (`stuck`), pages that repeat the
+previous page's last `overlap` entries, and an empty-string `nextPageToken` on
+the last page. It also serves an OAuth token endpoint (`/token`, answered with
+`token_reply`), for credentials whose `token_uri` points here. It can serve
+HTTPS with a self-signed certificate (`use_tls`), as a proxy that inspects TLS
+presents one the client does not trust; `refusing_proxy` is a proxy that refuses
+every tunnel (407 unless told otherwise). It counts requests and how many it
+answered at once. Unknown paths (gcloud may probe others) get a 404 and are
+printed, so they show in the test output.
 """
 
 from __future__ import annotations
@@ -80,6 +80,19 @@ REDIRECT_LOOP = "redirect-loop"  # 307 to a path that redirects to itself
 BAD_GZIP = "bad-gzip"  # a 200 whose body claims gzip encoding but is not
 NOT_OBJECTS = "not-objects"  # a 200 page whose entries are numbers, strings and null
 ERROR_IN_200 = "error-in-200"  # a 200 whose body is an API error, as a gateway may send it
+FRONT_END_502 = "front-end-502"  # Google's front end's own 502: an HTML page, not JSON
+FRONT_END_PAGE = (
+    "<!DOCTYPE html>\n<html lang=en>\n  <meta charset=utf-8>\n  <meta name=viewport "
+    'content="initial-scale=1, minimum-scale=1, width=device-width">\n  <title>Error 502 '
+    "(Server Error)!!1</title>\n  <style>\n    *{margin:0;padding:0}html,code{font:15px/22px "
+    "arial,sans-serif}html{background:#fff;color:#222;padding:15px}body{margin:7% auto 0;"
+    "max-width:390px;min-height:180px;padding:30px 0 15px}* > body{background:url(//www.google"
+    ".com/images/errors/robot.png) 100% 5px no-repeat;padding-right:205px}p{margin:11px 0 "
+    "22px;overflow:hidden}ins{color:#777;text-decoration:none}\n  </style>\n  <a href=//www."
+    "google.com/><span id=logo aria-label=Google></span></a>\n  <p><b>502.</b> <ins>That\u2019s "
+    "an error.</ins>\n  <p>The server encountered a temporary error and could not complete "
+    "your request.<p>Please try again in 30 seconds.  <ins>That\u2019s all we know.</ins>\n"
+)
 TOO_DEEP = "too-deep"  # a 200 page whose entry is nested deeper than any JSON parser reads
 SERVICE_DISABLED = "service-disabled"  # a 403 whose ErrorInfo says the API is not enabled
 # A 403 whose ErrorInfo says the token lacks a scope (a Compute Engine VM's default scopes).
@@ -418,6 +431,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             NOT_OBJECTS: lambda: self._send(200, {"entries": [42, "not an entry", None]}),
             ERROR_IN_200: lambda: self._send(200, _error_payload(ApiError(403))),
             TOO_DEEP: self._too_deep,
+            FRONT_END_502: lambda: self._send_bytes(
+                502, "text/html; charset=UTF-8", FRONT_END_PAGE.encode(), {}
+            ),
             SERVICE_DISABLED: lambda: self._denied("SERVICE_DISABLED", DISABLED_MESSAGE),
             SCOPE_INSUFFICIENT: lambda: self._denied(
                 "ACCESS_TOKEN_SCOPE_INSUFFICIENT", SCOPE_MESSAGE

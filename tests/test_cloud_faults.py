@@ -28,6 +28,7 @@ from tests.fake_logging import (
     BAD_GZIP,
     ERROR_IN_200,
     FAKE_ACCESS_TOKEN,
+    FRONT_END_502,
     NOT_OBJECTS,
     REDIRECT_LOOP,
     RESET,
@@ -266,6 +267,21 @@ def test_persistent_429_names_the_query_and_what_to_try(
         "or raise the 'Read requests per minute' quota of logging.googleapis.com"
     )
     assert fake.list_requests == 3
+
+
+def test_an_html_error_page_is_named_by_its_title(
+    fake: FakeLogging, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The error line held the whole page, style sheet and all (1,300 characters)."""
+    fast_source(monkeypatch, deadline=0.5)
+    fake.fail(FRONT_END_502, times=None)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    assert err.splitlines()[-1] == (
+        f"error: the query {SWEEP} failed after 3 attempts in 0s (502: an HTML page titled "
+        "'Error 502 (Server Error)!!1'); wait a minute and rerun, or narrow the window "
+        "(--duration) or the workload flags so the query has less to scan"
+    )
 
 
 def test_a_slow_server_still_answers(fake: FakeLogging, tmp_path: Path) -> None:

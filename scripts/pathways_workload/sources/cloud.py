@@ -68,6 +68,7 @@ _NO_CONNECTION = re.compile(r"Failed to establish a new connection|NameResolutio
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
 _CAUSED_BY = re.compile(r"\(Caused by (.*)\)$")
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+_HTML_TITLE = re.compile(r"<html\b.*?<title>([^<]*)</title>", re.IGNORECASE)
 # Blocked by a proxy, as requests says it: a certificate the client does not trust (the
 # proxy inspects TLS), with OpenSSL's reason, or a tunnel refused (407: it wants a login).
 _UNTRUSTED = re.compile(r"CERTIFICATE_VERIFY_FAILED\] ([^(]+)")
@@ -515,10 +516,13 @@ def _error_body(error: Exception) -> dict[str, Any]:
 
 
 def _server_message(error: Exception) -> str:
-    """The server's own message from an API error's JSON body, else the exception text."""
+    """The server's own message from an API error's JSON body, else the exception text (for
+    an HTML error page, its title)."""
     body = _error_body(error)
     message = body["message"] if "message" in body else getattr(error, "message", None) or error
-    return credentials.one_line(str(message))
+    text = credentials.one_line(str(message))
+    title = _HTML_TITLE.search(text)
+    return f"an HTML page titled {title.group(1).strip()!r}" if title else text
 
 
 def _reasons(error: Exception) -> set[str]:
