@@ -12,7 +12,7 @@ costs a slice per page, not a filter pass over every entry.
 Tests can inject failures (429 with the real quota message, 500, 503, 401, 403)
 and misbehaviours (connection resets, a redirect loop, a body that claims gzip
 but is not, a page whose entries are not objects or are nested too deeply, a 200
-whose body is an API error, the front end's HTML 502 page), a latency per
+whose body is an API error or a sign-in page, the front end's HTML 502 page), a latency per
 request (a fault is answered at once), a body sent a byte at a time (`trickle`),
 partial-scan pages (no entries but a token; `partial_pages` of them before every
 page of entries), a token that never advances (`repeat_tokens`), a fresh token
@@ -93,6 +93,7 @@ FRONT_END_PAGE = (
     "an error.</ins>\n  <p>The server encountered a temporary error and could not complete "
     "your request.<p>Please try again in 30 seconds.  <ins>That\u2019s all we know.</ins>\n"
 )
+SIGN_IN_PAGE = "sign-in-page"  # a 200 HTML page, as a captive portal or a proxy answers
 TOO_DEEP = "too-deep"  # a 200 page whose entry is nested deeper than any JSON parser reads
 SERVICE_DISABLED = "service-disabled"  # a 403 whose ErrorInfo says the API is not enabled
 # A 403 whose ErrorInfo says the token lacks a scope (a Compute Engine VM's default scopes).
@@ -431,6 +432,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             NOT_OBJECTS: lambda: self._send(200, {"entries": [42, "not an entry", None]}),
             ERROR_IN_200: lambda: self._send(200, _error_payload(ApiError(403))),
             TOO_DEEP: self._too_deep,
+            SIGN_IN_PAGE: lambda: self._send_bytes(
+                200,
+                "text/html",
+                b"<!DOCTYPE html><html><head><title>Sign in to the network</title></head>"
+                b"<body><form>...</form></body></html>",
+                {},
+            ),
             FRONT_END_502: lambda: self._send_bytes(
                 502, "text/html; charset=UTF-8", FRONT_END_PAGE.encode(), {}
             ),

@@ -34,6 +34,7 @@ from tests.fake_logging import (
     RESET,
     SCOPE_INSUFFICIENT,
     SERVICE_DISABLED,
+    SIGN_IN_PAGE,
     TOO_DEEP,
     USER_PROJECT_DENIED,
     USER_PROJECT_MESSAGE,
@@ -463,6 +464,18 @@ def test_an_entry_nested_too_deeply_is_an_unexpected_response(fake: FakeLogging)
         f"error: unexpected response from Cloud Logging to {SWEEP} (an entry is nested too "
         f"deeply); check CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING={fake.url}, or wait a minute "
         "and rerun"
+    )
+
+
+def test_a_sign_in_page_is_named_by_its_title(fake: FakeLogging) -> None:
+    """A captive portal's page was "JSONDecodeError: Expecting value: line 1 column 1"."""
+    fake.fail(SIGN_IN_PAGE)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    assert err.splitlines()[-1] == (
+        f"error: unexpected response from Cloud Logging to {SWEEP} (not JSON: an HTML page "
+        "titled 'Sign in to the network'); check "
+        f"CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING={fake.url}, or wait a minute and rerun"
     )
 
 

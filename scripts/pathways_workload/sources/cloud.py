@@ -235,7 +235,11 @@ def _read_page(page: object, purpose: str) -> tuple[list[Entry], str | None]:
 
 def _no_page(scan: _Scan, error: Exception) -> CloudLoggingError:
     """A request that brought no page: blocked by a proxy, or not the API's answer."""
-    detail = f"{type(error).__name__}: {credentials.one_line(str(error))[:120]}"
+    body = getattr(error, "doc", None)  # a JSONDecodeError keeps the text it could not read
+    if isinstance(body, str):
+        detail = f"not JSON: {_page_title(body) or repr(credentials.one_line(body)[:80])}"
+    else:
+        detail = f"{type(error).__name__}: {credentials.one_line(str(error))[:120]}"
     return _blocked(_api_endpoint(), error) or _unexpected(scan.purpose, detail)
 
 
@@ -521,8 +525,13 @@ def _server_message(error: Exception) -> str:
     body = _error_body(error)
     message = body["message"] if "message" in body else getattr(error, "message", None) or error
     text = credentials.one_line(str(message))
+    return _page_title(text) or text
+
+
+def _page_title(text: str) -> str | None:
+    """`an HTML page titled '...'` when the text is an HTML page with a title."""
     title = _HTML_TITLE.search(text)
-    return f"an HTML page titled {title.group(1).strip()!r}" if title else text
+    return f"an HTML page titled {title.group(1).strip()!r}" if title else None
 
 
 def _reasons(error: Exception) -> set[str]:
