@@ -8,10 +8,13 @@ shortened (and made deterministic) by handing CloudSource fast timings.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import json
 import re
+import socket
+import time
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -798,6 +801,41 @@ def test_an_endpoint_that_refuses_connections_is_named_with_its_cause(
         "check the network, the proxy settings (HTTPS_PROXY), and "
         "CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING, then rerun"
     )
+    assert "narrow" not in last
+
+
+@contextlib.contextmanager
+def unanswered_port() -> Iterator[int]:
+    """A port whose listener never accepts and whose queue is full: a connection to it times
+    out, as one to an address a firewall drops does."""
+    with contextlib.ExitStack() as stack:
+        listener = stack.enter_context(socket.socket())
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        for _ in range(3):
+            waiting = stack.enter_context(socket.socket())
+            waiting.setblocking(False)
+            waiting.connect_ex(("127.0.0.1", port))
+        time.sleep(0.1)
+        yield port
+
+
+def test_a_connection_that_times_out_is_a_network_fault(
+    fake: FakeLogging, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A firewall that drops the packets (a private cluster without a way to Google's APIs)
+    was called an outage: narrow the window so the query has less to scan."""
+    fast_source(monkeypatch, deadline=0.5, timeout=0.2)
+    with unanswered_port() as port:
+        monkeypatch.setenv("CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING", f"http://127.0.0.1:{port}/")
+        code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    last = err.splitlines()[-1]
+    assert last.startswith(
+        f"error: the query {SWEEP} could not connect to Cloud Logging at http://127.0.0.1:{port} "
+    )
+    assert "(ConnectTimeout)" in last
     assert "narrow" not in last
 
 

@@ -63,8 +63,11 @@ NARROW_ADVICE = "narrow the window (--duration) or the workload flags"
 _JSON_TYPES = {bool: "boolean", int: "number", float: "number", str: "string", list: "array"}
 
 
-# A connection that was never made (refused, no route, no such host), as requests says it.
-_NO_CONNECTION = re.compile(r"Failed to establish a new connection|NameResolutionError")
+# A connection that was never made (refused, no route, no such host, no answer), as
+# requests says it.
+_NO_CONNECTION = re.compile(
+    r"Failed to establish a new connection|NameResolutionError|ConnectTimeoutError"
+)
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
 _CAUSED_BY = re.compile(r"\(Caused by (.*)\)$")
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
