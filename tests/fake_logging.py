@@ -12,19 +12,20 @@ costs a slice per page, not a filter pass over every entry.
 Tests can inject failures (429 with the real quota message, 500, 503, 401, 403)
 and misbehaviours (connection resets, a redirect loop, a body that claims gzip
 but is not, a page whose entries are not objects or are nested too deeply, a 200
-whose body is an API error or a sign-in page, the front end's HTML 502 page), a latency per
-request (a fault is answered at once), a body sent a byte at a time (`trickle`),
-partial-scan pages (no entries but a token; `partial_pages` of them before every
-page of entries), a token that never advances (`repeat_tokens`), a fresh token
-on every page that serves the first page again (`stuck`), pages that repeat the
-previous page's last `overlap` entries, and an empty-string `nextPageToken` on
-the last page. It also serves an OAuth token endpoint (`/token`, answered with
-`token_reply`), for credentials whose `token_uri` points here. It can serve
-HTTPS with a self-signed certificate (`use_tls`), as a proxy that inspects TLS
-presents one the client does not trust; `refusing_proxy` is a proxy that refuses
-every tunnel (407 unless told otherwise). It counts requests and how many it
-answered at once. Unknown paths (gcloud may probe others) get a 404 and are
-printed, so they show in the test output.
+whose body is an API error or a sign-in page, the front end's HTML 502 page), a
+latency per request (a fault is answered at once), a body sent a byte at a time
+(`trickle`), partial-scan pages (no entries but a token; `partial_pages` of them
+before every page of entries), a token that never advances (`repeat_tokens`), a
+fresh token on every page that serves the first page again (`stuck`), pages that
+repeat the previous page's last `overlap` entries, and an empty-string
+`nextPageToken` on the last page. It also serves an OAuth token endpoint
+(`/token`, answered with `token_reply`), for credentials whose `token_uri`
+points here, and answers a metadata server's requests (`metadata_host`) the same
+way. It can serve HTTPS with a self-signed certificate (`use_tls`), as a proxy
+that inspects TLS presents one the client does not trust; `refusing_proxy` is a
+proxy that refuses every tunnel (407 unless told otherwise). It counts requests
+and how many it answered at once. Unknown paths (gcloud may probe others) get a
+404 and are printed, so they show in the test output.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from tests.logentry import DEMO, owner_labels, pod_labels
 
 LIST_PATH = "/v2/entries:list"
 TOKEN_PATH = "/token"
+METADATA_PATH = "/computeMetadata/"
 LOOP_PATH = "/v2/redirected"
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 1000
@@ -197,6 +199,11 @@ class FakeLogging:
     def token_uri(self) -> str:
         """The fake's OAuth token endpoint."""
         return self.url + TOKEN_PATH.lstrip("/")
+
+    @property
+    def metadata_host(self) -> str:
+        """The fake as a Compute Engine metadata server (google-auth's GCE_METADATA_HOST)."""
+        return f"127.0.0.1:{self._server.server_address[1]}"
 
     @property
     def list_requests(self) -> int:
@@ -457,7 +464,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._send_bytes(status, content_type, text.encode(), {})
 
     def do_GET(self) -> None:
-        self._unknown()
+        if self.path.startswith(METADATA_PATH):
+            self._token()
+        else:
+            self._unknown()
 
     def _unknown(self) -> None:
         line = f"fake_logging: unknown request {self.command} {self.path}"

@@ -555,6 +555,30 @@ def test_a_token_endpoint_failing_is_an_outage_not_bad_credentials(
     assert fake.list_requests == 0
 
 
+def test_a_failing_metadata_server_is_an_outage_not_bad_credentials(
+    fake: FakeLogging, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a VM or in a GKE pod the token comes from the metadata server: its 503 (after
+    google-auth's own retries) said to log in again, exit 3."""
+    from google.auth import compute_engine
+    from google.auth.compute_engine import _metadata
+
+    monkeypatch.delenv("CLOUDSDK_AUTH_DISABLE_CREDENTIALS")
+    monkeypatch.setattr(_metadata, "_GCE_METADATA_HOST", fake.metadata_host)
+    on_a_vm = compute_engine.Credentials()  # type: ignore[no-untyped-call]
+    monkeypatch.setattr("google.auth.default", lambda scopes: (on_a_vm, None))
+    no_waiting = types.SimpleNamespace(sleep=lambda seconds: None)
+    monkeypatch.setattr("google.auth._exponential_backoff.time", no_waiting)
+    fake.token_reply = (503, "text/plain", "Service Unavailable")
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    last = err.splitlines()[-1]
+    assert last.startswith("error: the token endpoint of the credentials in use failed (")
+    assert f"http://{fake.metadata_host}/computeMetadata/v1/" in last
+    assert last.endswith("; wait a minute and rerun")
+    assert fake.list_requests == 0
+
+
 def test_a_token_endpoint_refusing_the_key_is_a_credentials_error(
     fake: FakeLogging, key_file: Path
 ) -> None:

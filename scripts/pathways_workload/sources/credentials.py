@@ -165,12 +165,18 @@ def scope_missing(server_message: str) -> AccessError:
 def token_failed(found: Any, project: str, error: Exception) -> ToolError:
     """A refused token request is the credentials' fault; a failed one (5xx) the service's."""
     detail = error.args[0] if error.args and isinstance(error.args[0], str) else str(error)
-    if getattr(error, "retryable", False):
+    if getattr(error, "retryable", False) or _metadata_unavailable(error):
         return CloudLoggingError(
             f"the token endpoint {token_endpoint(found)} failed ({one_line(detail)[:200]}); "
             "wait a minute and rerun"
         )
     return refresh_failed(project, detail)
+
+
+def _metadata_unavailable(error: Exception) -> bool:
+    """True when google-auth's metadata-server credentials say the server failed (5xx or no
+    answer, after their own retries): they wrap that in a RefreshError not marked retryable."""
+    return "Metadata server unavailable" in str(error.__cause__ or "")
 
 
 def token_endpoint(found: Any) -> str:
