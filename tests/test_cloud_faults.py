@@ -154,14 +154,17 @@ def test_a_connection_reset_is_retried(fake: FakeLogging) -> None:
 
 
 def test_403_names_the_role_and_the_project(fake: FakeLogging) -> None:
+    """Google answers 403, never 404, for a project that does not exist (AIP-211): a typo in
+    --project was told to grant a role on it."""
     fake.fail(403, times=None)
     code, out, err = run_cli(*ERRORS, "--execute")
     assert code == 3
     assert out == ""
     assert err.splitlines()[-1] == (
-        f"error: no permission to read the logs of project {PROJECT} (The caller does not have "
-        f"permission): grant roles/logging.viewer on project {PROJECT} (private logs such as "
-        "data access audit logs need roles/logging.privateLogViewer)"
+        f"error: no permission to read the logs of project {PROJECT}, or it does not exist "
+        f"(The caller does not have permission): check --project={PROJECT}, then grant "
+        "roles/logging.viewer on it (private logs such as data access audit logs need "
+        "roles/logging.privateLogViewer)"
     )
     assert fake.list_requests == 1
 

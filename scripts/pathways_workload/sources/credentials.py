@@ -122,10 +122,11 @@ def denied(project: str, status: int, server_message: str) -> AccessError:
             f"Cloud Logging did not accept the credentials{said}: {LOGIN_FIX}; "
             f"the account needs {VIEWER_ROLE} on project {project}"
         )
+    # Google answers 403, not 404, for a project that does not exist.
     return AccessError(
-        f"no permission to read the logs of project {project}{said}: grant {VIEWER_ROLE} "
-        f"on project {project} (private logs such as data access audit logs need "
-        f"{PRIVATE_VIEWER_ROLE})"
+        f"no permission to read the logs of project {project}, or it does not exist{said}: "
+        f"check --project={project}, then grant {VIEWER_ROLE} on it (private logs such as "
+        f"data access audit logs need {PRIVATE_VIEWER_ROLE})"
     )
 
 
