@@ -518,6 +518,23 @@ def test_a_too_deep_or_too_long_value_never_is_an_internal_error(
     assert "nested too deeply" in err.splitlines()[-1]
 
 
+def test_an_entry_as_deep_as_the_reader_takes_is_written_as_json(tmp_path: Path) -> None:
+    """An entry nested 900 deep is read (the decoder's limit is about 1,000); written back
+    as JSON it came out of a recursion limit as an internal error (exit 70)."""
+    entries = _entries()
+    deep: Any = "leaf"
+    for _ in range(900):
+        deep = {"in": deep}
+    entries[2]["jsonPayload"] = deep
+    path = tmp_path / "a.jsonl"
+    path.write_text(_lines_text(entries))  # not minified: written back value by value
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}", "--format=json")
+    assert code == 0, err
+    found = [json.loads(line) for line in out.splitlines()]
+    assert [entry["textPayload"] for entry in found] == ["Check failed: one", "Check failed: two"]
+    assert found[1]["jsonPayload"] == deep
+
+
 @pytest.mark.parametrize("layout", ["compact", "gcloud"])
 def test_an_array_entry_over_64_mb_is_read(tmp_path: Path, layout: str) -> None:
     entries = _entries()

@@ -135,8 +135,12 @@ def decode_entry(text: str, position: int) -> tuple[Any, bytes, int]:
     return _as_entry(value, raw, piece), raw, end
 
 
-def _encode(value: Any) -> str:
-    """Minified JSON of a decoded value, numbers as they were read."""
+class _Written(str):
+    """JSON text already written (punctuation, a key and its colon), not a value to write."""
+
+
+def _scalar(value: Any) -> str:
+    """A string, number, boolean or null as JSON, a number as it was read."""
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, JsonNumber):
@@ -145,12 +149,37 @@ def _encode(value: Any) -> str:
         return _NON_FINITE[json.dumps(value)]
     if value is None or isinstance(value, (bool, int, float)):
         return json.dumps(value)
-    if isinstance(value, Mapping):
-        items = (f"{json.dumps(str(k), ensure_ascii=False)}:{_encode(v)}" for k, v in value.items())
-        return "{" + ",".join(items) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_encode(item) for item in value) + "]"
     raise TypeError(f"cannot write a {type(value).__name__} as JSON")
+
+
+def _encode(value: Any) -> str:
+    """Minified JSON of a decoded value, numbers as they were read. It keeps a stack of its
+    own: an entry may nest deeper than Python's calls may (the reader takes about 1,000)."""
+    written: list[str] = []
+    todo: list[Any] = [value]
+    while todo:
+        item = todo.pop()
+        if type(item) is _Written:
+            written.append(item)
+        elif isinstance(item, Mapping):
+            pairs = list(item.items())
+            todo.append(_Written("}"))
+            for index in range(len(pairs) - 1, -1, -1):
+                key, inner = pairs[index]
+                todo.append(inner)
+                key_text = json.dumps(str(key), ensure_ascii=False)
+                todo.append(_Written(("," if index else "") + key_text + ":"))
+            todo.append(_Written("{"))
+        elif isinstance(item, (list, tuple)):
+            todo.append(_Written("]"))
+            for index in range(len(item) - 1, -1, -1):
+                todo.append(item[index])
+                if index:
+                    todo.append(_Written(","))
+            todo.append(_Written("["))
+        else:
+            written.append(_scalar(item))
+    return "".join(written)
 
 
 def _escape(match: re.Match[str]) -> str:
