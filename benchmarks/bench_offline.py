@@ -9,9 +9,10 @@ is the best of --repeat runs of a child process (the tool as a user runs it, fro
 bytecode), and each ratio compares with a json.loads pass over every line of the JSON Lines
 export, also a child process, measured in the same run. With --big, also the peak memory of
 replaying a 1.5 GB export. With --large, also triage of the generated 1,024-host incidents
-(tests/corpus/large.py: a cascade and a silent hang, gzipped JSON Lines as a log sink writes
-them) as written and decompressed, against json.loads over each one's JSON Lines; with
---large --big, the 4,096-host cascade too.
+(tests/corpus/large.py: a cascade, a silent hang, and a cascade whose workers log every 30
+to 40 s, about 62,000 entries in the hour; gzipped JSON Lines as a log sink writes them) as
+written and decompressed, against json.loads over each one's JSON Lines; with --large --big,
+the 4,096-host cascade too.
 
     python3 benchmarks/bench_offline.py [--entries=300000] [--repeat=3] [--big] [--large]
                                         [--scripts=DIR] [--folder=DIR]
@@ -49,7 +50,7 @@ from pathways_workload.terms import CRASH_TERMS  # noqa: E402
 START = 1792666800  # 2026-10-22T11:00:00Z
 HOUR = 3600
 WORKLOAD = "--jobset_name=llama-train"
-LARGE_NAMES = ("cascade-1024", "silent-hang-1024")
+LARGE_NAMES = ("cascade-1024", "silent-hang-1024", "dense-cascade-1024")
 WINDOW = ("--start_time=2026-10-22T11:00:00Z", "--duration=1h")
 BIG_BYTES = 1_500_000_000
 CHILD_ENVIRONMENT = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}

@@ -47,3 +47,4 @@ def test_the_offline_benchmark_runs_at_a_tiny_size(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert "triage, no window flags" in done.stdout and "json.loads of every line" in done.stdout
     assert "triage, silent-hang-1024, gzipped" in done.stdout
+    assert "triage, dense-cascade-1024, gzipped" in done.stdout

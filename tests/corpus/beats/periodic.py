@@ -81,12 +81,14 @@ def steady(
     default: int | None = None,
     *,
     memory: dict[str, tuple[float, float]] | None = None,
+    periods: dict[str, tuple[float, float]] | None = None,
 ) -> None:
     """Periodic lines of every Pathways container and sidecar, each until its stop time.
 
     `until` maps `pod` or `pod/container` to a stop time (else `default`, else the window's
-    end); `memory` makes a worker's host memory grow from one figure to the other."""
-    until, memory = until or {}, memory or {}
+    end); `memory` makes a worker's host memory grow from one figure to the other; `periods`
+    overrides a container's seconds between lines (PERIODS)."""
+    until, memory, periods = until or {}, memory or {}, {**PERIODS, **(periods or {})}
     end = inc.t1 - sec(2) if default is None else default
     for (pod_name, container), start in boot.steady_from.items():
         stop = until.get(f"{pod_name}/{container}", until.get(pod_name, end))
@@ -95,7 +97,8 @@ def steady(
             _sidecar_ticks(inc, pod, container, start, stop)
         else:
             growth = memory.get(pod_name)
-            _ticks(inc, run, boot, pod, container, (start, stop), growth)
+            period = periods[container]
+            _ticks(inc, run, boot, pod, container, (start, stop), period, growth)
 
 
 def _ticks(
@@ -105,11 +108,14 @@ def _ticks(
     pod: Pod,
     container: str,
     span: tuple[int, int],
+    period: tuple[float, float],
     growth: tuple[float, float] | None,
 ) -> None:
+    """A component's status lines over `span`, `period` seconds (at random between the two)
+    apart."""
     at, index = span[0], 0
     while True:
-        at += inc.between(*PERIODS[container])
+        at += inc.between(*period)
         row, fields = _status(inc, run, boot, container, index)
         if at >= span[1]:
             return
