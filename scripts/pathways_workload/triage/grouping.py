@@ -10,8 +10,11 @@ from pathways_workload.tracebacks import headline
 from pathways_workload.triage.evidence import Evidence
 
 # Numbers, ids, names with digits (pods, nodes) and addresses vary between the lines of one
-# cascade; the words do not.
-_VARYING_RE = re.compile(r"[^\s()/:,\"'=\[\]]*\d[^\s()/:,\"'=\[\]]*")
+# cascade; the words do not. A word is tried from its start only, and its letters before the
+# first digit are not gone over again (a long word without one costs its length, not its
+# square).
+_WORD = r"[^\s()/:,\"'=\[\]]"
+_VARYING_RE = re.compile(rf"(?<!{_WORD})[^\s()/:,\"'=\[\]\d]*+\d{_WORD}*")
 
 
 def shape_of(text: str) -> str:
