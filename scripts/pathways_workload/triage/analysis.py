@@ -180,20 +180,20 @@ def _own_events(found: TriageResults, request: Request) -> list[Entry]:
             and any(sibling_job(about[1], jobset, replicated) for jobset in jobsets)
         )
 
-    return [entry for entry in TriageResults.entries(found.events) if not sibling(entry)]
+    return [entry for entry in found.entries(found.events) if not sibling(entry)]
 
 
 def _evidence(found: TriageResults, nodes: set[str], request: Request) -> list[Evidence]:
-    crashes = TriageResults.entries(found.crashes)
+    crashes = found.entries(found.crashes)
     entries = crashes + _own_events(found, request)
     entries += [
         entry
-        for entry in TriageResults.entries(found.node_events + found.instances)
+        for entry in found.entries(found.node_events + found.instances)
         if node_of(entry) in nodes
     ]
     if not any(result.entries for result in found.latest):
         names = [workload.name for workload in request.target.workloads]
-        entries += [e for e in TriageResults.entries(found.controller) if _about(e, names)]
+        entries += [e for e in found.entries(found.controller) if _about(e, names)]
     evidence = [item for item in map(classify, entries) if item is not None]
     return rules.shutting_down(with_tracebacks(evidence, crashes, found.follow_ups))
 
@@ -218,7 +218,7 @@ def _failures(
     error at all, a hang if something went quiet."""
     recoveries = [
         entry_time_ns(e)
-        for e in TriageResults.entries(found.startup)
+        for e in found.entries(found.startup)
         if any(term in message(e) for term in RECOVERY_TERMS)
     ]
     last = found.latest_lines()
@@ -294,7 +294,7 @@ def crash_coverage(found: TriageResults) -> str | None:
         return None
     if asked and all(not r.truncated or r.answered for r in asked):
         return None
-    seen = own_crash_pods(TriageResults.entries(found.crashes))
+    seen = own_crash_pods(found.entries(found.crashes))
     shape = found.shape()
     unread = len(shape.pods - seen)
     reached = [entry_time_ns(e) for e in sweep[-1].entries]
@@ -388,13 +388,13 @@ def _early(root: dict[str, Any], chosen: rules.Failure, request: Request) -> lis
 def _coverage(found: TriageResults, gaps: list[str]) -> dict[str, Any]:
     """What the logs hold: each component's lines read, each log kind's presence, the gaps
     (with `gaps`, found by the analysis)."""
-    lines = TriageResults.entries(found.crashes + found.startup + found.latest + found.head_lines)
+    lines = found.entries(found.crashes + found.startup + found.latest + found.head_lines)
     expected = learn_shape(lines).expected
-    instances = [str(entry.get("logName")) for entry in TriageResults.entries(found.instances)]
+    instances = [str(entry.get("logName")) for entry in found.entries(found.instances)]
     kinds = {
-        "Kubernetes events": bool(TriageResults.entries(found.events_any + found.events)),
-        "node logs": bool(TriageResults.entries(found.node_any + found.node_events)),
-        "serial console": bool(TriageResults.entries(found.serial_any))
+        "Kubernetes events": bool(found.entries(found.events_any + found.events)),
+        "node logs": bool(found.entries(found.node_any + found.node_events)),
+        "serial console": bool(found.entries(found.serial_any))
         or any("serialconsole" in name for name in instances),
     }
     audited = any("system_event" in name for name in instances)

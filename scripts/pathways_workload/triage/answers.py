@@ -37,6 +37,9 @@ class TriageResults:
     node_any: list[Result]
     serial_any: list[Result]
     _cache: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    _merged: dict[tuple[int, ...], list[Entry]] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @classmethod
     def of(cls, results: Results) -> TriageResults:
@@ -58,22 +61,21 @@ class TriageResults:
             serial_any=named(probes.SERIAL_ANY),
         )
 
-    @staticmethod
-    def entries(results: list[Result]) -> list[Entry]:
-        """Every entry of the results, each once, earliest first."""
-        return merge(results, "asc")
+    def entries(self, results: list[Result]) -> list[Entry]:
+        """Every entry of the results (some of these), each once, earliest first: merged once,
+        the same list at every ask (not to be changed)."""
+        key = tuple(map(id, results))  # the results live as long as these answers
+        if key not in self._merged:
+            self._merged[key] = merge(results, "asc")
+        return self._merged[key]
 
     def latest_lines(self) -> list[Entry]:
         """The latest lines triage read (of every later question too), each once."""
-        if "latest" not in self._cache:
-            self._cache["latest"] = merge(self.latest, "asc")
-        return cast(list[Entry], self._cache["latest"])
+        return self.entries(self.latest)
 
     def container_lines(self) -> list[Entry]:
         """The workload's lines triage read: crash, start-up and latest lines, each once."""
-        if "lines" not in self._cache:
-            self._cache["lines"] = merge(self.crashes + self.startup + self.latest, "asc")
-        return cast(list[Entry], self._cache["lines"])
+        return self.entries(self.crashes + self.startup + self.latest)
 
     def shape(self) -> WorkloadShape:
         """The workload's pods and hosts, as its lines show them."""

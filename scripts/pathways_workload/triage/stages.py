@@ -211,16 +211,14 @@ def _probes(request: Request, results: Results) -> list[Fetch]:
     """Where the first wave saw nothing, whether the logs hold that kind of evidence at all."""
     found = _answers(results)
     empty = {
-        probes.EVENTS_ANY: not TriageResults.entries(found.events),
-        probes.NODE_ANY: not TriageResults.entries(found.node_events),
+        probes.EVENTS_ANY: not found.entries(found.events),
+        probes.NODE_ANY: not found.entries(found.node_events),
         probes.SERIAL_ANY: not any(
-            "serialconsole" in str(e.get("logName")) for e in TriageResults.entries(found.instances)
+            "serialconsole" in str(e.get("logName")) for e in found.entries(found.instances)
         ),
     }
     asked = probes.probe_fetches(request, [kind for kind, gap in empty.items() if gap])
-    seen = {
-        container_of(e) for e in TriageResults.entries(found.crashes + found.startup + found.latest)
-    }
+    seen = {container_of(e) for e in found.entries(found.crashes + found.startup + found.latest)}
     head = (terms.USER_CONTAINERS, terms.PROXY_CONTAINERS, terms.RM_CONTAINERS)
     if any(seen.isdisjoint(containers) for containers in head):
         asked.append(probes.head_lines_fetch(request))
@@ -262,7 +260,7 @@ def _missing_crashes(request: Request, results: Results, pages: int) -> list[Fet
 def third_stage(request: Request, results: Results) -> list[Fetch]:
     left = budget(_shape(results)) - spent(results)
     missing = _missing_crashes(request, results, max(0, left - FOLLOW_UP_PAGES))
-    crashes = TriageResults.entries(_answers(results).crashes)
+    crashes = _answers(results).entries(_answers(results).crashes)
     return missing + traceback_fetches(request, crashes)
 
 
