@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pathways_workload import tracebacks
 from pathways_workload.describe import without_launcher_prefix
 from tests.helpers import container_entry, run_cli
@@ -94,6 +96,25 @@ def test_errors_show_the_exception_after_its_header(tmp_path: Path) -> None:
     code, out, err = run_cli(*args, "--first_per_pod=1")
     assert code == 0, err
     assert "ValueError: bad mesh" in out
+
+
+@pytest.mark.parametrize("engine", ["logging", "analytics"])
+@pytest.mark.parametrize(("order", "first"), [("asc", "Traceback"), ("desc", "ValueError")])
+def test_an_exception_line_the_sweep_matched_keeps_its_place_in_its_group(
+    tmp_path: Path, engine: str, order: str, first: str
+) -> None:
+    """Every line is ERROR, so the sweep matches the exception itself: it is the group's
+    last line (first, latest first), not a follower of a header left out of the group."""
+    args = (f"--logs_file={_export(tmp_path)}", "--jobset_name=llama-train", "--action=errors")
+    code, out, err = run_cli(
+        *args, "--min_severity=ERROR", "--first_per_pod=1", f"--order={order}", f"--engine={engine}"
+    )
+    assert code == 0, err
+    header, *lines = out.splitlines()
+    assert header.endswith(": 2 of 6 matching lines ==")
+    shown = [line.split("jax-tpu: ", 1)[1] for line in lines]
+    assert shown[0].startswith(first)
+    assert sorted(shown) == ["Traceback (most recent call last):", "ValueError: bad mesh"]
 
 
 def test_print_mode_says_how_to_follow_a_traceback_up() -> None:

@@ -105,6 +105,7 @@ def shape(
     merged = merge([], options.order, [*fetched, *attached.values()]) if attached else fetched
     notes = []
     if options.first_per_pod:
+        attached = _riders(results, attached)  # a line a query matched keeps its place
         totals = _group_totals(results, attached)
         cut = len(fetched) > options.fetch_limit or any(r.truncated for r in results)
         if totals is None and cut:
@@ -112,7 +113,7 @@ def shape(
                 f"note: --fetch_limit={options.fetch_limit} was hit before grouping; later pods "
                 "may be missing: narrow the window or raise --fetch_limit"
             )
-        grouped = merged
+        grouped = merge([], options.order, [*fetched, *attached.values()])
         if totals is None:
             within = fetched[: options.fetch_limit]
             followers = [attached[key] for key in map(identity, within) if key in attached]
@@ -138,18 +139,29 @@ def _group_totals(
     results: Sequence[Result], attached: Mapping[tuple[str, str, str], Entry]
 ) -> dict[str, int] | None:
     """Each group's lines, when every result holds each group's ends (SQL grouped them):
-    what the query counted, and the attached lines its filters do not match."""
+    what the query counted, and the attached lines (which its filters do not match)."""
     if not results or any(r.group_totals is None or not r.answered for r in results):
         return None
     totals: dict[str, int] = {}
     for result in results:  # one stage's query counts each group once: the same for all
         for group, count in (result.group_totals or {}).items():
             totals[group] = max(totals.get(group, 0), count)
-    asked = [compile_checked(result.fetch.query.filter) for result in results]
     for line in attached.values():
-        if not any(compiled.matches(line) for compiled in asked):
-            totals[where(line)] = totals.get(where(line), 0) + 1
+        totals[where(line)] = totals.get(where(line), 0) + 1
     return totals
+
+
+def _riders(
+    results: Sequence[Result], attached: Mapping[tuple[str, str, str], Entry]
+) -> dict[tuple[str, str, str], Entry]:
+    """The attached lines no query matched: they ride with the line they follow, where a
+    line a query matched is one of its group's lines, in its own place."""
+    asked = [compile_checked(result.fetch.query.filter) for result in results]
+    return {
+        key: line
+        for key, line in attached.items()
+        if not any(compiled.matches(line) for compiled in asked)
+    }
 
 
 def _cut_note(merged: int, results: Sequence[Result], options: Options, riding: int) -> str:
