@@ -571,6 +571,15 @@ def test_one_line_is_one_entry_in_the_notes() -> None:
         f"--logs_file={INCIDENT}", "--jobset_name=gemma-train", "--action=errors", "--limit=1"
     )
     assert err.endswith("\n1 entry\n")
+    code, _, err = run_cli(
+        f"--logs_file={INCIDENT}",
+        "--jobset_name=gemma-train",
+        "--action=node-ooms",
+        "--limit=1",
+        "--extra_term=a",
+    )
+    assert code == 0
+    assert "cut the output: at least 1 more matching line is not shown;" in err
 
 
 @pytest.mark.parametrize(

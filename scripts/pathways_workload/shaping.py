@@ -184,7 +184,7 @@ def _cut_note(merged: int, results: Sequence[Result], options: Options, riding: 
     )
     return (
         f"note: --limit={options.limit} cut the output: {more} matching "
-        f"{'line is' if more == '1 more' else 'lines are'} not shown; "
+        f"{'line is' if left == 1 else 'lines are'} not shown; "
         f"to see {end} first use {flip}, for each pod's first and last line "
         "--first_per_pod=1, or raise --limit or narrow the window"
     )
