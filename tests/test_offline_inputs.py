@@ -653,6 +653,28 @@ def test_duplicates_do_not_take_the_place_of_later_entries(tmp_path: Path) -> No
     assert "--limit=4 cut the output: 2 more matching lines" in err
 
 
+def test_copies_of_an_entry_without_an_insert_id_take_one_slot(tmp_path: Path) -> None:
+    """A hand-made export's entry without an insertId, written twice, is one entry (as the
+    cloud source counts it when a page repeats it): the limit still shows N entries."""
+    entries = [
+        container_entry(f"Check failed: {i}", timestamp=f"2026-10-22T11:{10 + i}:00Z")
+        for i in range(6)
+    ]
+    for entry in entries:
+        del entry["insertId"]
+    path = tmp_path / "a.jsonl"
+    path.write_text(_lines_text([entry for entry in entries for _ in range(2)]))
+    code, out, err = run_cli(
+        "--action=query",
+        '--filter=textPayload:"Check failed"',
+        f"--logs_file={path}",
+        "--limit=4",
+    )
+    assert code == 0, err
+    assert _messages(out) == [f"Check failed: {i}" for i in range(4)]
+    assert err.endswith("\n4 entries\n")
+
+
 @pytest.mark.parametrize(
     "stamp",
     ["2026-10-22t11:30:00z", "2026-10-22T11:33:60Z", "2026-10-22T11:34:00,5Z", "2026-10-22 11:35Z"],

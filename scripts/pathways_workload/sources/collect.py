@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import IO, TypeVar
 
 from pathways_workload.lql import CompiledFilter
+from pathways_workload.shaping import identity
 from pathways_workload.sources.base import Fetch, Result, sort_key
 from pathways_workload.sources.export_reader import Block
 from pathways_workload.sources.paging import as_paged
@@ -158,8 +159,9 @@ class Collector:
 
         self.kept.sort(key=rank, reverse=self.descending)
         distinct: list[tuple[Key, Record]] = []
+        unnamed: set[tuple[str, str, str]] = set()
         for pair in self.kept:
-            if distinct and pair[0][1] and pair[0][:2] == distinct[-1][0][:2]:
+            if _repeats(pair, distinct, unnamed):
                 self.duplicates += 1
             else:
                 distinct.append(pair)
@@ -253,6 +255,24 @@ class Collector:
         # Where duplicates are, one left out past the bound was counted, not recognised.
         exact = self.counted and not (self.duplicates and self.past_bound)
         return result if exact else dataclasses.replace(result, matched=None)
+
+
+def _repeats(
+    pair: tuple[Key, Record],
+    distinct: list[tuple[Key, Record]],
+    unnamed: set[tuple[str, str, str]],
+) -> bool:
+    """Whether a kept entry is one already kept: the same time and insertId as the last one
+    (they sort together), or, without an insertId, the same content as one in `unnamed`
+    (which learns it)."""
+    key, record = pair
+    if key[1]:
+        return bool(distinct) and key[:2] == distinct[-1][0][:2]
+    seen = identity(record.entry())
+    if seen in unnamed:
+        return True
+    unnamed.add(seen)
+    return False
 
 
 def _span_record(block: Block, span: tuple[int, int]) -> Record:
