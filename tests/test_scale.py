@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pathways_workload.sources import cloud as cloud_source
 from pathways_workload.sources import retry
-from tests.corpus.large import Planted, export
+from tests.corpus.large import Planted, export, variant
 from tests.fake_logging import FakeLogging, point_at
 from tests.helpers import run_cli
 
@@ -22,6 +23,11 @@ from tests.helpers import run_cli
 def triage_large(name: str, *more: str) -> tuple[dict[str, Any], Planted]:
     """Triage of a generated large incident offline, as its JSON report (and what it planted)."""
     path, planted = export(name)
+    return triage_export(path, planted, *more), planted
+
+
+def triage_export(path: Path, planted: Planted, *more: str) -> dict[str, Any]:
+    """Triage of an export of a large incident offline, as its JSON report."""
     code, out, err = run_cli(
         f"--logs_file={path}",
         "--project=pw-demo",
@@ -32,7 +38,7 @@ def triage_large(name: str, *more: str) -> tuple[dict[str, Any], Planted]:
     )
     assert code == 0, err
     report: dict[str, Any] = json.loads(out)
-    return report, planted
+    return report
 
 
 @pytest.mark.parametrize(
@@ -74,6 +80,21 @@ def test_a_host_that_never_logged_in_the_window_is_the_quiet_one() -> None:
         planted.start,
     )
     assert report["requests"] <= 25
+
+
+def test_hosts_without_a_completion_index_label_are_known_by_their_pod_names() -> None:
+    """Four slices' hosts lack the label (as before Kubernetes 1.28): they are not silent
+    hosts, and the host that logged nothing is still the quiet one."""
+    path, planted = variant("unseen-hang-1024", "no-completion-index")
+    report = triage_export(path, planted)
+    root = report["root_cause"]
+    assert (root["source"], root["pod"], root["host"]) == ("hang", None, planted.root_host)
+    assert report["quiet_hosts_missing"] is None
+    silent = [gap for gap in report["coverage"]["gaps"] if "silent" in gap]
+    assert silent == [
+        "1023 of the 1024 TPU hosts the labels say exist logged; "
+        f"silent (slice/host): {planted.root_host}"
+    ]
 
 
 def _entries(name: str) -> list[dict[str, Any]]:

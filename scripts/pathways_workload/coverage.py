@@ -12,9 +12,9 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from pathways_workload import terms
-from pathways_workload.describe import container_of, entry_labels, pod_of
+from pathways_workload.describe import container_of, pod_of
 from pathways_workload.sources.base import Entry, entry_time_ns
-from pathways_workload.triage.hosts import host_index, runs_on_host
+from pathways_workload.triage.hosts import entry_host, runs_on_host
 from pathways_workload.triage.shape import Host
 
 MOST_NAMED = 8
@@ -63,7 +63,7 @@ def _span(entries: Sequence[Entry]) -> tuple[str | None, str | None]:
 def _silent_hosts(workers: Sequence[Entry], expected: Collection[Host]) -> str | None:
     """The note when TPU hosts the labels say exist logged no line (a host is its slice and
     index: after a restart, two pods are one host)."""
-    seen = {index for entry in workers if (index := host_index(entry_labels(entry)))}
+    seen = {index for entry in workers if (index := entry_host(entry))}
     silent = sorted(set(expected) - seen, key=lambda host: (int(host[0]), int(host[1])))
     if not silent:
         return None

@@ -22,9 +22,11 @@ planted: the first host to fail (or go quiet), when, and the hosts that failed.
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import hashlib
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.corpus import beats
@@ -35,6 +37,7 @@ from tests.corpus.layouts import release
 from tests.corpus.model import WORKER, Boot, Pod, Run
 from tests.corpus.specs.lost_connection_to_peer import CHIP_HALTED
 from tests.corpus.writer import write_json_lines
+from tests.logentry import Entry
 
 PEER_LINES = (3, 8)
 PERIODIC_WORKER = beats.EXECUTED
@@ -213,3 +216,34 @@ def export(name: str) -> tuple[Path, Planted]:
         partial.replace(path)
     record = json.loads(facts.read_text())
     return path, Planted(**{**record, "failing_pods": frozenset(record["failing_pods"])})
+
+
+def _without_completion_index(entry: Entry) -> Entry:
+    """The hosts of slices 0 to 3 without their completion index label, as Kubernetes before
+    1.28 labels an Indexed Job's pods (it sets the index as an annotation only)."""
+    found = entry.get("labels", {})
+    if found.get("k8s-pod/jobset_sigs_k8s_io/job-index") in ("0", "1", "2", "3"):
+        found.pop("k8s-pod/batch_kubernetes_io/job-completion-index", None)
+    return entry
+
+
+# Changes to a large incident's export, by name: each entry as the variant logs it.
+VARIANTS: dict[str, Callable[[Entry], Entry]] = {
+    "no-completion-index": _without_completion_index,
+}
+
+
+def variant(name: str, change: str) -> tuple[Path, Planted]:
+    """The large incident with one of VARIANTS applied to each entry, cached as `export` is."""
+    source, planted = export(name)
+    path = source.with_name(f"{name}.{change}.jsonl.gz")
+    if not path.exists():
+        partial = source.with_name(f"{name}.{change}.partial.gz")
+        with (
+            gzip.open(source, "rt", encoding="utf-8") as lines,
+            gzip.open(partial, "wt", encoding="utf-8") as out,
+        ):
+            for line in lines:
+                out.write(json.dumps(VARIANTS[change](json.loads(line))) + "\n")
+        partial.replace(path)
+    return path, planted

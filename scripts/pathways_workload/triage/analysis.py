@@ -38,9 +38,9 @@ from pathways_workload.triage.grouping import symptom_groups
 from pathways_workload.triage.hosts import (
     HOST_CONTAINERS,
     HostPod,
+    entry_host,
     failing_hosts,
     head_nodes,
-    host_index,
     host_of,
     host_pods,
     lead_host,
@@ -60,7 +60,7 @@ EARLIER_NS = 10 * 60 * 10**9
 
 
 def _brief(entry: Entry) -> dict[str, Any]:
-    index = host_index(entry_labels(entry)) if container_of(entry) in HOST_CONTAINERS else None
+    index = entry_host(entry) if container_of(entry) in HOST_CONTAINERS else None
     return {
         "timestamp": entry.get("timestamp"),
         "pod": pod_of(entry),

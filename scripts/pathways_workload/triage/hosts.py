@@ -2,13 +2,13 @@
 
 A host is a pod running `pathways-worker` (or a container of another name in a
 JobSet replicated job other than the head's: a renamed worker), its slice the
-JobSet `job-index` or LWS group, its host the `job-completion-index` or LWS
-worker index; the head pod is not a host. Node-level evidence (a kernel OOM
-kill, an interruption) counts for the host pod that ran on that node at the
-time. SIGTERM lines are the JobSet tearing everything down, and pod events
-(kills, back-offs) its consequences: neither makes a host a failing one; nor
-does a worker's line saying the JAX client died (the host only followed the
-client)."""
+JobSet `job-index` or LWS group, its host the `job-completion-index` (else the
+index in the pod's name) or LWS worker index; the head pod is not a host.
+Node-level evidence (a kernel OOM kill, an interruption) counts for the host pod
+that ran on that node at the time. SIGTERM lines are the JobSet tearing
+everything down, and pod events (kills, back-offs) its consequences: neither
+makes a host a failing one; nor does a worker's line saying the JAX client died
+(the host only followed the client)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ from typing import Any
 
 from pathways_workload import labels
 from pathways_workload.describe import container_of, entry_labels, message, node_of, pod_of
+from pathways_workload.pod_names import implied_labels
 from pathways_workload.sources.base import Entry, entry_time_ns
+from pathways_workload.target import Workload
 from pathways_workload.terms import PROXY_CONTAINERS, RM_CONTAINERS, USER_CONTAINERS
 from pathways_workload.triage.evidence import CLIENT_LOGS, Evidence, symptom_of
 
@@ -65,6 +67,17 @@ def host_index(found: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def entry_host(entry: Entry) -> tuple[str, str] | None:
+    """(slice, host) of the pod an entry comes from, by its labels; a JobSet pod's completion
+    index from its name when the labels lack it (Kubernetes before 1.28 sets it as an
+    annotation only, and the pod's labels are all Cloud Logging keeps)."""
+    found = entry_labels(entry)
+    jobset, pod = found.get(labels.JOBSET_NAME), pod_of(entry)
+    if labels.JOB_COMPLETION_INDEX not in found and isinstance(jobset, str) and pod:
+        found = {**implied_labels(pod, [Workload("jobset", jobset)]), **found}
+    return host_index(found)
+
+
 def runs_on_host(entry: Entry) -> bool:
     """A TPU host's line: of a worker (or sidecar) container, or of a container with another
     name in a JobSet pod of a replicated job other than the head's (a renamed worker)."""
@@ -86,7 +99,7 @@ def host_pods(entries: Iterable[Entry]) -> dict[str, HostPod]:
         pod, node = pod_of(entry), node_of(entry)
         if not pod:
             continue
-        indices = host_index(entry_labels(entry))
+        indices = entry_host(entry)
         if indices is None:
             continue
         time = entry_time_ns(entry)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathways_workload import labels
 from pathways_workload.describe import container_of, entry_labels, pod_of
 from pathways_workload.sources.base import Entry
-from pathways_workload.triage.hosts import host_index, runs_on_host
+from pathways_workload.triage.hosts import entry_host, runs_on_host
 
 Host = tuple[str, str]  # (slice, host index), as the labels write them
 
@@ -56,7 +56,7 @@ def learn_shape(entries: Iterable[Entry]) -> WorkloadShape:
         if not runs_on_host(entry):
             continue
         found = entry_labels(entry)
-        index = host_index(found)
+        index = entry_host(entry)
         if index is None:
             continue
         host_of[pod] = index

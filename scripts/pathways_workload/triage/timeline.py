@@ -46,7 +46,7 @@ from pathways_workload.triage.hosts import (
     NODE_SOURCES,
     TEARDOWN,
     HostPod,
-    host_index,
+    entry_host,
     runs_on_host,
 )
 from pathways_workload.triage.rules import Failure, next_line_due
@@ -92,7 +92,7 @@ def lane_of(entry: Entry, source: str = "container") -> LaneKey:
         return ("controller", "JobSet controller")
     container = container_of(entry) or "?"
     found = entry_labels(entry)
-    index = host_index(found) if runs_on_host(entry) else None
+    index = entry_host(entry) if runs_on_host(entry) else None
     if index:
         return ("host", "/".join(index))
     group = found.get(labels.LWS_GROUP_INDEX)  # each LeaderWorkerSet group has its own leader
