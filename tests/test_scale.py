@@ -15,6 +15,7 @@ import pytest
 
 from pathways_workload.sources import cloud as cloud_source
 from pathways_workload.sources import retry
+from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
 from tests.corpus.large import Planted, export, variant
 from tests.fake_logging import FakeLogging, point_at
 from tests.helpers import run_cli
@@ -79,6 +80,33 @@ def test_a_host_that_never_logged_in_the_window_is_the_quiet_one() -> None:
         planted.root_host,
         planted.start,
     )
+    assert report["requests"] <= 25
+
+
+def test_a_hang_after_a_restart_is_a_failure_of_its_own() -> None:
+    """Attempt 0 crashed and the JobSet restarted; attempt 1 trained until a host went quiet.
+    The hang is a failure apart from the crash the run recovered from, and at an issue time
+    after it, the root cause."""
+    path, planted = export("restart-hang-1024")
+    issue = format_timestamp_ns(parse_timestamp_ns(planted.root_time) + 8 * 60 * 10**9)
+    code, out, err = run_cli(
+        f"--logs_file={path}",
+        f"--jobset_name={planted.jobset}",
+        f"--issue_time={issue}",
+        "--action=triage",
+        "--format=json",
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert [failure["source"] for failure in report["failures"]] == ["container", "hang"]
+    root = report["root_cause"]
+    assert (root["source"], root["pod"], root["host"], root["timestamp"]) == (
+        "hang",
+        planted.root_pod,
+        planted.root_host,
+        planted.root_time,
+    )
+    assert report["lead_host"]["pod"] == planted.root_pod
     assert report["requests"] <= 25
 
 

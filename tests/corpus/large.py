@@ -17,6 +17,9 @@ planted: the first host to fail (or go quiet), when, and the hosts that failed.
   logging to the end.
 - unseen hang: one worker logs its last line before the window starts; the
   client's steps stop a minute into the window; everyone else keeps logging.
+- restart hang: one worker hits a fatal check 20 minutes in and the JobSet
+  restarts; the new attempt trains until one of its workers (in another slice)
+  logs its last line 40 minutes in; the client's steps stop seconds later.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from tests.corpus import beats
 from tests.corpus.beats.failures import PIPE_CLOSED_RUNNING, lost_peer
 from tests.corpus.clock import MS, fmt_ts, sec
 from tests.corpus.incident import Incident, Story
-from tests.corpus.layouts import release
+from tests.corpus.layouts import next_attempt, release
 from tests.corpus.model import WORKER, Boot, Pod, Run
 from tests.corpus.specs.lost_connection_to_peer import CHIP_HALTED
 from tests.corpus.writer import write_json_lines
@@ -50,7 +53,7 @@ class LargeSpec:
     name: str
     slices: int
     hosts: int
-    kind: str  # "cascade", "silent-hang" or "unseen-hang"
+    kind: str  # "cascade", "silent-hang", "unseen-hang" or "restart-hang"
     first: tuple[int, int]
     seed: int
     late_peers: bool = False
@@ -92,6 +95,7 @@ LARGE = {
         # As many entries (about 62,000) as the hour the offline speed goal names: a status
         # line every 30 to 40 s from every worker until the crash.
         LargeSpec("dense-cascade-1024", 16, 64, "cascade", (11, 37), 11037, worker_period=(30, 40)),
+        LargeSpec("restart-hang-1024", 16, 64, "restart-hang", (12, 50), 12050),
     )
 }
 JOBSET = "big-train"
@@ -185,11 +189,46 @@ def _hang(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Planted:
     )
 
 
+def _restart_hang(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Planted:
+    dead = _pod(run, (3, 10))
+    crash_at = inc.t0 + sec(1200) + inc.between(0, 20)
+    beats.train(inc, run, boot.first_step, crash_at, beats.Training(step_time=9.0))
+    beats.steady(inc, run, boot, default=crash_at)
+    beats.check_failure(inc, dead, WORKER, crash_at, CHIP_HALTED, trace_us=300)
+    beats.worker_loss(inc, run, dead, crash_at)
+    stop = crash_at + sec(6)
+    beats.stop_run(inc, run, stop, dead=(f"{dead.name}/{WORKER}",))
+    again = next_attempt(inc, run)
+    boot = beats.start_run(inc, again, stop + inc.between(20, 35))
+    quiet_pod = _pod(again, spec.first)
+    quiet_at = inc.t0 + sec(2400) + inc.between(0, 10)
+    beats.steady(inc, again, boot, {quiet_pod.name: quiet_at - sec(1)})
+    last = inc.log(quiet_pod, WORKER, quiet_at, PERIODIC_WORKER, **beats.worker_status(inc))
+    beats.train(inc, again, boot.first_step, quiet_at + sec(40), beats.Training(step_time=9.0))
+    return Planted(
+        JOBSET,
+        fmt_ts(inc.t0),
+        fmt_ts(inc.t1),
+        quiet_pod.name,
+        f"{quiet_pod.slice}/{quiet_pod.host}",
+        last["timestamp"],
+        "Executed",
+        frozenset(),
+        True,
+    )
+
+
+BUILDERS = {
+    "cascade": _cascade,
+    "silent-hang": _hang,
+    "unseen-hang": _hang,
+    "restart-hang": _restart_hang,
+}
+
+
 def build(spec: LargeSpec) -> tuple[Incident, Planted]:
     inc, run, boot = _scene(spec)
-    planted = (
-        _cascade(inc, run, boot, spec) if spec.kind == "cascade" else _hang(inc, run, boot, spec)
-    )
+    planted = BUILDERS[spec.kind](inc, run, boot, spec)
     inc.rows = [row for row in inc.rows if inc.t0 <= row[0] <= inc.t1]
     return inc, planted
 

@@ -214,8 +214,8 @@ def _progress_end(entries: Sequence[Entry]) -> int | None:
 def _failures(
     found: TriageResults, nodes: set[str], request: Request
 ) -> tuple[list[rules.Failure], list[Evidence]]:
-    """Every failure in the window, and the warnings the run kept progressing after; with no
-    error at all, a hang if something went quiet."""
+    """Every failure in the window (a hang among them: see `_hang`), and the warnings the run
+    kept progressing after."""
     recoveries = [
         entry_time_ns(e)
         for e in found.entries(found.startup)
@@ -226,17 +226,30 @@ def _failures(
     evidence, node_events = rules.went_on_after(evidence, last)
     survived = sorted([*warnings, *node_events], key=Evidence.order)
     failures = rules.split_failures(evidence, recoveries)
+    found_hang = _hang(found, request, failures)
+    return sorted([*failures, *found_hang], key=lambda f: f.cause.order()), survived
+
+
+def _hang(
+    found: TriageResults, request: Request, failures: Sequence[rules.Failure]
+) -> list[rules.Failure]:
+    """A hang if something went quiet: with no error at all, or after errors the run stepped
+    on from (a restart that resumed), in the attempt of the last step."""
+    last = found.latest_lines()
     if failures:
-        return failures, survived
+        step = _last_step(last)
+        if step is None or any(f.cause.effective_ns >= entry_time_ns(step) for f in failures):
+            return []
+        last = [e for e in last if attempt_of(e) == attempt_of(step)]
     unseen = _unseen_hosts(found, request)
     progress_end = _progress_end(last)
     if progress_end is None and unseen:  # no step in the window: progress stopped by its start
         progress_end = request.window.start_ns
     quiet = rules.quiet_first(last, progress_end, unseen)
     if quiet is None:
-        return [], survived
+        return []
     due = entry_time_ns(quiet) if quiet in unseen else rules.next_line_due(last, quiet)
-    return [rules.hang_failure(quiet, due)], survived
+    return [rules.hang_failure(quiet, due)]
 
 
 def _unseen_hosts(found: TriageResults, request: Request) -> list[Entry]:

@@ -12,8 +12,9 @@
    within that span is preferred as the evidence.
 5. Restart attempts split the window into failures; the one at the issue time
    is the root cause.
-6. With no error at all, the component that went quiet first is the cause of a
-   hang; with no quiet component either, the run was healthy.
+6. With no error at all, or after errors the run stepped on from, the component
+   that went quiet first is the cause of a hang; with no quiet component
+   either, the run was healthy.
 7. A container's own errors in the minute after its SIGTERM are it shutting
    down: symptoms of whatever stopped it, never its cause.
 8. A warning no known failure explains, after which the user workload kept
