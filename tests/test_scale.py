@@ -178,6 +178,8 @@ def test_a_server_sending_short_pages_costs_no_more_requests(
         assert report["failing_hosts_missing"] is not None
     else:  # the quiet host's lines were not all read: the report must not keep quiet
         assert root["pod"] == planted.root_pod or report["quiet_hosts_missing"] is not None
+        # nor call the hosts it left unread silent: each of them logged
+        assert not any("silent (slice/host)" in gap for gap in report["coverage"]["gaps"])
 
 
 @pytest.mark.parametrize("action", ["pods", "neighbors"])

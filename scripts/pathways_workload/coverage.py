@@ -60,23 +60,32 @@ def _span(entries: Sequence[Entry]) -> tuple[str | None, str | None]:
     return entries[times.index(first)].get("timestamp"), entries[latest].get("timestamp")
 
 
-def _silent_hosts(workers: Sequence[Entry], expected: Collection[Host]) -> str | None:
+def _silent_hosts(
+    workers: Sequence[Entry], expected: Collection[Host], read: bool = True
+) -> str | None:
     """The note when TPU hosts the labels say exist logged no line (a host is its slice and
-    index: after a restart, two pods are one host)."""
+    index: after a restart, two pods are one host); unless `read`, no line of theirs was
+    read, for the reads of their last lines were cut."""
     seen = {index for entry in workers if (index := entry_host(entry))}
     silent = sorted(set(expected) - seen, key=lambda host: (int(host[0]), int(host[1])))
     if not silent:
         return None
     named = ", ".join(f"{slice_}/{host}" for slice_, host in silent[:MOST_NAMED])
     more = f" and {len(silent) - MOST_NAMED} more" if len(silent) > MOST_NAMED else ""
+    hosts = f"{len(expected) - len(silent)} of the {len(expected)} TPU hosts the labels say exist"
+    if read:
+        return f"{hosts} logged; silent (slice/host): {named}{more}"
     return (
-        f"{len(expected) - len(silent)} of the {len(expected)} TPU hosts the labels say exist "
-        f"logged; silent (slice/host): {named}{more}"
+        f"{hosts} showed a line among the lines read; unread (slice/host): {named}{more} "
+        "(the request budget cut the reads of their last lines: they may have logged)"
     )
 
 
-def components(lines: Sequence[Entry], expected_hosts: Collection[Host]) -> list[dict[str, Any]]:
-    """Per component: pods, lines read, first and last line; a note when it is a gap."""
+def components(
+    lines: Sequence[Entry], expected_hosts: Collection[Host], hosts_read: bool = True
+) -> list[dict[str, Any]]:
+    """Per component: pods, lines read, first and last line; a note when it is a gap (of the
+    workers, `hosts_read` says whether every host that showed no line was asked for)."""
     rows = []
     known = {name for _, containers, _ in COMPONENTS for name in containers}
     named = [(container_of(entry), entry) for entry in lines]
@@ -93,7 +102,7 @@ def components(lines: Sequence[Entry], expected_hosts: Collection[Host]) -> list
         if not own and required:
             note = f"the {name} {SILENT}" + _other_names(name, others)
         elif name == "workers":
-            note = _silent_hosts(own, expected_hosts)
+            note = _silent_hosts(own, expected_hosts, hosts_read)
         rows.append(
             {
                 "component": name,
@@ -137,11 +146,13 @@ def report(
     expected_hosts: Collection[Host],
     found: Mapping[str, bool],
     more_kinds: Sequence[dict[str, Any]] = (),
+    hosts_read: bool = True,
 ) -> dict[str, Any]:
     """What the logs hold: each component (from its lines), each log kind (whether `found`,
-    then `more_kinds`, rows of their own), and every gap, one line each."""
+    then `more_kinds`, rows of their own), and every gap, one line each (`hosts_read`: see
+    `components`)."""
     made = {
-        "components": components(lines, expected_hosts),
+        "components": components(lines, expected_hosts, hosts_read),
         "kinds": [*_kinds(found, bool(lines)), *more_kinds],
     }
     return {**made, "gaps": _gaps(made)}

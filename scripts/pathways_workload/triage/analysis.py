@@ -319,17 +319,29 @@ def crash_coverage(found: TriageResults) -> str | None:
     )
 
 
+def _cut_tail(found: TriageResults) -> bool:
+    """Whether the latest lines stopped before the first of them (the read was cut)."""
+    tail = [r for r in found.latest if r.fetch.name == TAIL]
+    return bool(tail) and tail[-1].truncated
+
+
+def _hosts_unread(found: TriageResults) -> int:
+    """How many hosts that showed no line had their last lines left unread within the
+    request budget (not asked, or the read cut)."""
+    unseen = [r for r in found.latest if r.fetch.name == UNSEEN_HOSTS]
+    hosts = found.shape().unseen_hosts()
+    cut = not unseen or any(r.truncated for r in unseen)
+    return len(hosts) if hosts and cut and _cut_tail(found) else 0
+
+
 def quiet_coverage(found: TriageResults) -> str | None:
     """None when the last line of every pod (and of every host the labels say exist) was
     read; else how many were left unread within the request budget, and what that means."""
-    tail = [r for r in found.latest if r.fetch.name == TAIL]
-    if not tail or not tail[-1].truncated:
+    if not _cut_tail(found):
         return None
     shape = found.shape()
     pods = len(shape.pods - pods_in(found.latest_lines()))
-    unseen = [r for r in found.latest if r.fetch.name == UNSEEN_HOSTS]
-    hosts = shape.unseen_hosts()
-    hosts_unread = len(hosts) if hosts and (not unseen or any(r.truncated for r in unseen)) else 0
+    hosts_unread = _hosts_unread(found)
     if not pods and not hosts_unread:
         return None
     unread = [f"{pods} pods"] if pods else []
@@ -412,5 +424,5 @@ def _coverage(found: TriageResults, gaps: list[str]) -> dict[str, Any]:
     }
     audited = any("system_event" in name for name in instances)
     audit = {"kind": "GCE audit (preemption, maintenance)", "seen": audited, "gap": None}
-    made = coverage.report(lines, expected, kinds, (audit,))
+    made = coverage.report(lines, expected, kinds, (audit,), hosts_read=not _hosts_unread(found))
     return {**made, "gaps": [*made["gaps"], *gaps]}
