@@ -83,6 +83,20 @@ def test_a_host_that_never_logged_in_the_window_is_the_quiet_one() -> None:
     assert report["requests"] <= 25
 
 
+def test_a_host_whose_image_cannot_be_pulled_is_found_past_the_start_up_events() -> None:
+    """1,024 hosts start in the window: their routine start-up events fill the first read of
+    the events, and the one pod whose image cannot be pulled is still the root cause."""
+    report, planted = triage_large("pull-fail-1024")
+    root = report["root_cause"]
+    assert (root["pod"], root["timestamp"], root["source"]) == (
+        planted.root_pod,
+        planted.root_time,
+        "pod-event",
+    )
+    assert planted.root_contains in root["message"]
+    assert report["requests"] <= 25
+
+
 def test_a_hang_after_a_restart_is_a_failure_of_its_own() -> None:
     """Attempt 0 crashed and the JobSet restarted; attempt 1 trained until a host went quiet.
     The hang is a failure apart from the crash the run recovered from, and at an issue time

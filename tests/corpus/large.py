@@ -20,6 +20,9 @@ planted: the first host to fail (or go quiet), when, and the hosts that failed.
 - restart hang: one worker hits a fatal check 20 minutes in and the JobSet
   restarts; the new attempt trains until one of its workers (in another slice)
   logs its last line 40 minutes in; the client's steps stop seconds later.
+- pull fail: the JobSet starts two minutes into the window, its thousands of
+  start-up events first; one worker's image cannot be pulled, so the others
+  wait for it.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ class LargeSpec:
     name: str
     slices: int
     hosts: int
-    kind: str  # "cascade", "silent-hang", "unseen-hang" or "restart-hang"
+    kind: str  # "cascade", "silent-hang", "unseen-hang", "restart-hang" or "pull-fail"
     first: tuple[int, int]
     seed: int
     late_peers: bool = False
@@ -96,13 +99,14 @@ LARGE = {
         # line every 30 to 40 s from every worker until the crash.
         LargeSpec("dense-cascade-1024", 16, 64, "cascade", (11, 37), 11037, worker_period=(30, 40)),
         LargeSpec("restart-hang-1024", 16, 64, "restart-hang", (12, 50), 12050),
+        LargeSpec("pull-fail-1024", 16, 64, "pull-fail", (6, 40), 6040),
     )
 }
 JOBSET = "big-train"
 
 
-def _scene(spec: LargeSpec) -> tuple[Incident, Run, Boot]:
-    """A JobSet of slices x hosts that started ten minutes before the window and trains."""
+def _scene(spec: LargeSpec) -> tuple[Incident, Run]:
+    """A JobSet of slices x hosts, not started yet."""
     story = Story(
         slug=spec.name,
         seed=spec.seed,
@@ -116,15 +120,20 @@ def _scene(spec: LargeSpec) -> tuple[Incident, Run, Boot]:
     run = beats.standard(
         inc, JOBSET, release(), slices=spec.slices, hosts=spec.hosts, itype="tpuv6e:8x8"
     )
-    boot = beats.start_run(inc, run, inc.t0 - sec(600))
-    return inc, run, boot
+    return inc, run
+
+
+def _started(inc: Incident, run: Run) -> Boot:
+    """The JobSet started ten minutes before the window (and trains, as its builder says)."""
+    return beats.start_run(inc, run, inc.t0 - sec(600))
 
 
 def _pod(run: Run, where: tuple[int, int]) -> Pod:
     return run.workers[where[0]][where[1]]
 
 
-def _cascade(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Planted:
+def _cascade(inc: Incident, run: Run, spec: LargeSpec) -> Planted:
+    boot = _started(inc, run)
     dead = _pod(run, spec.first)
     crash_at = inc.t0 + sec(1700) + inc.between(0, 20)
     steps_until = crash_at
@@ -165,7 +174,8 @@ def _cascade(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Planted:
     )
 
 
-def _hang(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Planted:
+def _hang(inc: Incident, run: Run, spec: LargeSpec) -> Planted:
+    boot = _started(inc, run)
     quiet_pod = _pod(run, spec.first)
     if spec.kind == "silent-hang":
         quiet_at = inc.t1 - sec(35 * 60) + inc.between(0, 10)
@@ -189,7 +199,8 @@ def _hang(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Planted:
     )
 
 
-def _restart_hang(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Planted:
+def _restart_hang(inc: Incident, run: Run, spec: LargeSpec) -> Planted:
+    boot = _started(inc, run)
     dead = _pod(run, (3, 10))
     crash_at = inc.t0 + sec(1200) + inc.between(0, 20)
     beats.train(inc, run, boot.first_step, crash_at, beats.Training(step_time=9.0))
@@ -218,17 +229,38 @@ def _restart_hang(inc: Incident, run: Run, boot: Boot, spec: LargeSpec) -> Plant
     )
 
 
+def _pull_fail(inc: Incident, run: Run, spec: LargeSpec) -> Planted:
+    dead = _pod(run, spec.first)
+    at = inc.t0 + sec(120)
+    run.workers[dead.slice or 0].remove(dead)
+    boot = beats.start_run(inc, run, at, register=False)  # the RM waits for the missing host
+    first = beats.pull_fails(inc, dead, at + sec(1))
+    beats.steady(inc, run, boot)
+    return Planted(
+        JOBSET,
+        fmt_ts(inc.t0),
+        fmt_ts(inc.t1),
+        dead.name,
+        f"{dead.slice}/{dead.host}",
+        first["timestamp"],
+        "Failed to pull image",
+        frozenset({dead.name}),
+        False,
+    )
+
+
 BUILDERS = {
     "cascade": _cascade,
     "silent-hang": _hang,
     "unseen-hang": _hang,
     "restart-hang": _restart_hang,
+    "pull-fail": _pull_fail,
 }
 
 
 def build(spec: LargeSpec) -> tuple[Incident, Planted]:
-    inc, run, boot = _scene(spec)
-    planted = BUILDERS[spec.kind](inc, run, boot, spec)
+    inc, run = _scene(spec)
+    planted = BUILDERS[spec.kind](inc, run, spec)
     inc.rows = [row for row in inc.rows if inc.t0 <= row[0] <= inc.t1]
     return inc, planted
 

@@ -16,6 +16,7 @@ from pathways_workload.triage.shape import WorkloadShape, learn_shape
 # The names of the later stages' fetches, by the question they add to.
 MORE_CRASHES, MISSING_CRASHES = "more_crashes", "missing_crashes"
 SUSPECTS, UNSEEN_HOSTS = "suspects", "unseen_hosts"
+MORE_EVENTS = "more_events"
 CRASH_NAMES = (fetches.CRASHES, MORE_CRASHES, MISSING_CRASHES)
 LATEST_NAMES = (fetches.TAIL, SUSPECTS, UNSEEN_HOSTS, fetches.PROGRESS)
 
@@ -50,7 +51,7 @@ class TriageResults:
             crashes=named(*CRASH_NAMES),
             startup=named(fetches.STARTUP),
             latest=named(*LATEST_NAMES),
-            events=named(fetches.EVENTS),
+            events=named(fetches.EVENTS, MORE_EVENTS),
             node_events=named(fetches.NODE_EVENTS),
             instances=named(fetches.INSTANCES),
             controller=named(fetches.CONTROLLER),

@@ -1,13 +1,14 @@
 """Triage's later stages: what the first wave's answers leave open, asked within a budget.
 
-Stage two: when the crash sweep was cut, read it on from where it stopped
-until every pod of the workload has shown its first crash line; and read
-the last lines of every pod (and host) missing from the latest lines, the
-candidates of a hang. Stage three: the pods whose crash lines the budget
-did not reach, by name; and the lines after the earliest traceback headers.
-Every stage stays within the run's request budget: 25 requests for a
-workload of up to 1,024 hosts, 40 above (the project's read quota is 60 a
-minute).
+Stage two: when the crash sweep was cut, read it on from where it stopped until
+every pod of the workload has shown its first crash line; when the events were
+cut, read on the ones that are not routine start-up events (a thousand hosts
+starting fill the first read); and read the last lines of every pod (and host)
+missing from the latest lines, the candidates of a hang. Stage three: the pods
+whose crash lines the budget did not reach, by name; and the lines after the
+earliest traceback headers. Every stage stays within the run's request budget:
+25 requests for a workload of up to 1,024 hosts, 40 above (the project's read
+quota is 60 a minute).
 """
 
 from __future__ import annotations
@@ -30,10 +31,12 @@ from pathways_workload.triage.answers import (
     CRASH_NAMES,
     MISSING_CRASHES,
     MORE_CRASHES,
+    MORE_EVENTS,
     SUSPECTS,
     UNSEEN_HOSTS,
     TriageResults,
 )
+from pathways_workload.triage.evidence import QUIET_EVENT_REASONS
 from pathways_workload.triage.hosts import own_crash_pods, pods_in
 from pathways_workload.triage.shape import Host, WorkloadShape
 
@@ -121,6 +124,25 @@ def _more_crashes(request: Request, results: Results, pages: int) -> list[Fetch]
             limit=pages * PAGE_SIZE,
             order="asc",
             until=_all_crashed(wanted, own_crash_pods(first.entries)),
+        )
+    ]
+
+
+def _more_events(request: Request, results: Results) -> list[Fetch]:
+    """When the events were cut, the rest of them but the routine ones, from where they stopped."""
+    first = results.all(fetches.EVENTS)
+    if not first or not first[0].truncated:
+        return []
+    return [
+        fetch(
+            request,
+            MORE_EVENTS,
+            "the workload's Kubernetes events read on, but routine start-up ones",
+            selectors.workload_events(request.target),
+            f"NOT {filters.one_of('jsonPayload.reason', QUIET_EVENT_REASONS)}",
+            _since(first[0].entries),
+            limit=PAGE_SIZE,
+            order="asc",
         )
     ]
 
@@ -230,7 +252,7 @@ def _probes(request: Request, results: Results) -> list[Fetch]:
 
 
 def second_stage(request: Request, results: Results) -> list[Fetch]:
-    asked = _probes(request, results)
+    asked = _probes(request, results) + _more_events(request, results)
     left = budget(_shape(results)) - spent(results) - len(asked) - THIRD_STAGE_RESERVE
     more = _more_crashes(request, results, max(0, left - 2))
     used = sum(f.limit // PAGE_SIZE for f in more)
@@ -264,13 +286,16 @@ def third_stage(request: Request, results: Results) -> list[Fetch]:
     return missing + traceback_fetches(request, crashes)
 
 
-# Print mode: how to read on the crash sweep, and the last lines of quiet pods, by hand.
+# Print mode: how to read on the crash sweep and the events, and the last lines of quiet
+# pods, by hand.
 READ_ON_NOTE = PrintNote(
     lambda request: (
         f"then, when the crash sweep above comes back with all {request.options.fetch_limit} "
         "lines: run it again with",
         "its timestamp>= bound moved to the last line's timestamp, until every pod of the",
-        "workload shows up; and for each pod missing from the latest lines, run the latest",
+        "workload shows up; when the events query does, run it again from its last event with",
+        f"NOT {filters.one_of('jsonPayload.reason', QUIET_EVENT_REASONS)} added;",
+        "and for each pod missing from the latest lines, run the latest",
         'lines query with resource.labels.pod_name="POD" added, to see when it went quiet',
     )
 )
