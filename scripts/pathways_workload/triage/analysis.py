@@ -300,22 +300,29 @@ def _opens(symptom: Evidence, cause: Evidence) -> bool:
 
 
 def crash_coverage(found: TriageResults) -> str | None:
-    """None when every pod's first crash line was read; else what may be missing and why."""
+    """None when every pod's (and every host's) first crash line was read; else what may be
+    missing and why: the sweep reads on until each pod seen has one, so hosts whose lines
+    were left unread (see `_hosts_unread`) may still have failed after it stopped."""
     sweep = [r for r in found.crashes if r.fetch.name != MISSING_CRASHES]
     asked = [r for r in found.crashes if r.fetch.name == MISSING_CRASHES]
-    if not sweep or not sweep[-1].truncated or sweep[-1].answered:
+    if not sweep or not sweep[-1].truncated:
         return None
-    if asked and all(not r.truncated or r.answered for r in asked):
+    every_pod = sweep[-1].answered or (
+        bool(asked) and all(not r.truncated or r.answered for r in asked)
+    )
+    hosts = _hosts_unread(found)
+    if every_pod and not hosts:
         return None
     seen = own_crash_pods(found.entries(found.crashes))
-    shape = found.shape()
-    unread = len(shape.pods - seen)
+    pods = len(found.shape().pods - seen)
+    no_crash = f"{pods} of the workload's pods showed no crash line before then and were not all"
+    unread = [] if every_pod else [f"{no_crash} asked by name"]
+    unread += [f"{hosts} hosts the labels say exist showed no line at all"] if hosts else []
     reached = [entry_time_ns(e) for e in sweep[-1].entries]
     last = format_timestamp_ns(max(reached)) if reached else "?"
     return (
-        f"the crash sweep stopped at {last} within the request budget; {unread} of the "
-        "workload's pods showed no crash line before then and were not all asked by name: they "
-        "may have failed later (narrow the window to see them)"
+        f"the crash sweep stopped at {last} within the request budget; {', and '.join(unread)}: "
+        "they may have failed later (narrow the window to see them)"
     )
 
 
