@@ -83,6 +83,16 @@ def test_a_host_that_never_logged_in_the_window_is_the_quiet_one() -> None:
     assert report["requests"] <= 25
 
 
+def test_every_host_of_a_slice_that_went_quiet_together_is_a_failing_host() -> None:
+    report, planted = triage_large("slice-hang-1024")
+    root = report["root_cause"]
+    assert root["source"] == "hang"
+    assert root["host"].split("/")[0] == planted.root_host
+    assert report["lead_host"]["pod"] == root["pod"]
+    assert {host["pod"] for host in report["failing_hosts"]} == planted.failing_pods
+    assert report["requests"] <= 25
+
+
 def test_a_host_whose_image_cannot_be_pulled_is_found_past_the_start_up_events() -> None:
     """1,024 hosts start in the window: their routine start-up events fill the first read of
     the events, and the one pod whose image cannot be pulled is still the root cause."""

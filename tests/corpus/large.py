@@ -20,6 +20,8 @@ planted: the first host to fail (or go quiet), when, and the hosts that failed.
 - restart hang: one worker hits a fatal check 20 minutes in and the JobSet
   restarts; the new attempt trains until one of its workers (in another slice)
   logs its last line 40 minutes in; the client's steps stop seconds later.
+- slice hang: every worker of one slice logs its last line within two seconds,
+  20 minutes before the end; the client's steps stop seconds later.
 - pull fail: the JobSet starts two minutes into the window, its thousands of
   start-up events first; one worker's image cannot be pulled, so the others
   wait for it.
@@ -56,7 +58,8 @@ class LargeSpec:
     name: str
     slices: int
     hosts: int
-    kind: str  # "cascade", "silent-hang", "unseen-hang", "restart-hang" or "pull-fail"
+    kind: str  # "cascade", "silent-hang", "unseen-hang", "restart-hang", "slice-hang" or
+    # "pull-fail"
     first: tuple[int, int]
     seed: int
     late_peers: bool = False
@@ -100,6 +103,7 @@ LARGE = {
         LargeSpec("dense-cascade-1024", 16, 64, "cascade", (11, 37), 11037, worker_period=(30, 40)),
         LargeSpec("restart-hang-1024", 16, 64, "restart-hang", (12, 50), 12050),
         LargeSpec("pull-fail-1024", 16, 64, "pull-fail", (6, 40), 6040),
+        LargeSpec("slice-hang-1024", 16, 64, "slice-hang", (7, 0), 7000),
     )
 }
 JOBSET = "big-train"
@@ -229,6 +233,30 @@ def _restart_hang(inc: Incident, run: Run, spec: LargeSpec) -> Planted:
     )
 
 
+def _slice_hang(inc: Incident, run: Run, spec: LargeSpec) -> Planted:
+    """Which of the slice's hosts went quiet first depends on when each was due, so
+    `root_host` is only the slice."""
+    boot = _started(inc, run)
+    quiet = run.workers[spec.first[0]]
+    quiet_at = inc.t1 - sec(20 * 60)
+    stops = {pod.name: quiet_at + inc.between(0, 2) for pod in quiet}
+    beats.steady(inc, run, boot, {name: at - sec(1) for name, at in stops.items()})
+    for pod in quiet:
+        inc.log(pod, WORKER, stops[pod.name], PERIODIC_WORKER, **beats.worker_status(inc))
+    beats.train(inc, run, boot.first_step, quiet_at + sec(30), beats.Training(step_time=9.0))
+    return Planted(
+        JOBSET,
+        fmt_ts(inc.t0),
+        fmt_ts(inc.t1),
+        None,
+        str(spec.first[0]),
+        fmt_ts(quiet_at),
+        "Executed",
+        frozenset(stops),
+        True,
+    )
+
+
 def _pull_fail(inc: Incident, run: Run, spec: LargeSpec) -> Planted:
     dead = _pod(run, spec.first)
     at = inc.t0 + sec(120)
@@ -254,6 +282,7 @@ BUILDERS = {
     "silent-hang": _hang,
     "unseen-hang": _hang,
     "restart-hang": _restart_hang,
+    "slice-hang": _slice_hang,
     "pull-fail": _pull_fail,
 }
 

@@ -245,11 +245,12 @@ def _hang(
     progress_end = _progress_end(last)
     if progress_end is None and unseen:  # no step in the window: progress stopped by its start
         progress_end = request.window.start_ns
-    quiet = rules.quiet_first(last, progress_end, unseen)
-    if quiet is None:
+    quiet = rules.went_quiet(last, progress_end, unseen)
+    if not quiet:
         return []
-    due = entry_time_ns(quiet) if quiet in unseen else rules.next_line_due(last, quiet)
-    return [rules.hang_failure(quiet, due)]
+    first = quiet[0]
+    due = entry_time_ns(first) if first in unseen else rules.next_line_due(last, first)
+    return [rules.hang_failure(first, due, quiet[1:])]
 
 
 def _unseen_hosts(found: TriageResults, request: Request) -> list[Entry]:

@@ -289,24 +289,25 @@ def _suspects(
     )
 
 
-def quiet_first(
+def went_quiet(
     entries: Sequence[Entry], progress_end_ns: int | None, unseen: Sequence[Entry] = ()
-) -> Entry | None:
-    """The component that went quiet first when progress stopped well before the end.
+) -> list[Entry]:
+    """The last lines of the components that went quiet when progress stopped well before
+    the end, in the order they went quiet; the user workload's alone when no other
+    component went quiet.
 
     Progress is the user workload's `completed step` lines. A component went
     quiet when its next line was due (last line plus its usual interval) and
     never came; the suspects are the components that went quiet around the
-    last step, the earliest of them the lead. `unseen` stands for hosts that
-    logged nothing in the window (each at the window's start): suspects too,
-    when progress stopped soon after. The user workload itself is the lead
-    only when no component went quiet before it.
+    last step. `unseen` stands for hosts that logged nothing in the window
+    (each at the window's start): suspects too, when progress stopped soon
+    after.
     """
     if progress_end_ns is None or not entries:
-        return None
+        return []
     newest = max(entry_time_ns(entry) for entry in entries)
     if newest - progress_end_ns < QUIET_AFTER_NS:
-        return None
+        return []
     latest = last_lines(entries)
     candidates = [
         (due, sort_key(latest[key]), latest[key])
@@ -318,11 +319,23 @@ def quiet_first(
         if progress_end_ns - QUIET_AFTER_NS <= entry_time_ns(entry) <= progress_end_ns
     ]
     if candidates:
-        return min(candidates, key=lambda found: found[:2])[2]
+        return [found[2] for found in sorted(candidates, key=lambda found: found[:2])]
     users = [entry for key, entry in latest.items() if key[1] in USER_CONTAINERS]
-    return min(users, key=entry_time_ns) if users else None
+    return [min(users, key=entry_time_ns)] if users else []
 
 
-def hang_failure(entry: Entry, due_ns: int) -> Failure:
-    item = Evidence(entry, entry_time_ns(entry), "container", symptom=False)
-    return Failure(item, None, [], [item], hang=True, due_ns=due_ns)
+def quiet_first(
+    entries: Sequence[Entry], progress_end_ns: int | None, unseen: Sequence[Entry] = ()
+) -> Entry | None:
+    """The component that went quiet first (see `went_quiet`): the lead of a hang."""
+    quiet = went_quiet(entries, progress_end_ns, unseen)
+    return quiet[0] if quiet else None
+
+
+def hang_failure(entry: Entry, due_ns: int, others: Sequence[Entry] = ()) -> Failure:
+    """A hang led by `entry`, the last line of the component that went quiet first; `others`
+    are the last lines of those that went quiet with it (evidence too)."""
+    item, *more = (
+        Evidence(line, entry_time_ns(line), "container", symptom=False) for line in (entry, *others)
+    )
+    return Failure(item, None, [], [item, *more], hang=True, due_ns=due_ns)
