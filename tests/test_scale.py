@@ -104,6 +104,9 @@ def test_a_host_whose_image_cannot_be_pulled_is_found_past_the_start_up_events()
         "pod-event",
     )
     assert planted.root_contains in root["message"]
+    assert root["host"] == planted.root_host
+    assert report["lead_host"]["pod"] == planted.root_pod
+    assert {host["pod"] for host in report["failing_hosts"]} == planted.failing_pods
     assert report["requests"] <= 25
 
 

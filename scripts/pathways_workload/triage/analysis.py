@@ -150,7 +150,9 @@ def _on_host(
     """A failure as the report shows it, a node's evidence given the TPU host that ran there
     at the time."""
     found = describe_failure(failure, head_nodes)
-    if found["host"] is None and found["node"]:
+    if found["host"] is None and found["pod"] in pods:
+        found["host"] = f"{pods[found['pod']].slice}/{pods[found['pod']].host}"
+    elif found["host"] is None and found["node"]:
         lane = timeline.host_on_node(list(pods.values()), found["node"], failure.cause.time_ns)
         found["host"] = lane[1] if lane else None
     return found
@@ -367,7 +369,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     failures, survived = _failures(found, nodes, request)
     chosen = rules.pick(failures, request.issue_ns)
     quiet = _quiet_host(found, chosen) if chosen else None
-    pods = host_pods(found.container_lines())
+    pods = host_pods(found.container_lines(), _own_events(found, request))
     hosts = _hosts(pods, failures, chosen, quiet)
     latest = rules.last_lines(found.latest_lines())
     head = head_nodes(found.container_lines())

@@ -90,23 +90,44 @@ def runs_on_host(entry: Entry) -> bool:
     return isinstance(replicated, str) and replicated not in HEAD_REPLICATED_JOBS
 
 
-def host_pods(entries: Iterable[Entry]) -> dict[str, HostPod]:
-    """The host pods among the workload's container lines."""
+def event_host(entry: Entry) -> tuple[str, str] | None:
+    """(slice, host) of the TPU host pod an event is about: from the pod's name and the
+    JobSet that owns it (events carry owner labels only), in a replicated job other than
+    the head's."""
+    found, pod = entry_labels(entry), pod_of(entry)
+    owner = found.get(labels.OWNER_NAME)
+    if found.get(labels.OWNER_TYPE) != "JobSet" or not isinstance(owner, str) or not pod:
+        return None
+    implied = implied_labels(pod, [Workload("jobset", owner)])
+    if implied.get(labels.JOBSET_REPLICATED_JOB) in (None, *HEAD_REPLICATED_JOBS):
+        return None
+    return host_index(implied)
+
+
+def host_pods(entries: Iterable[Entry], events: Iterable[Entry] = ()) -> dict[str, HostPod]:
+    """The host pods among the workload's container lines, and among its pod events those of
+    host pods that logged no line (an image that cannot be pulled, a pod never scheduled)."""
     pods: dict[str, HostPod] = {}
     for entry in entries:
-        if not runs_on_host(entry):
-            continue
-        pod, node = pod_of(entry), node_of(entry)
-        if not pod:
-            continue
-        indices = entry_host(entry)
-        if indices is None:
-            continue
-        time = entry_time_ns(entry)
-        known = pods.setdefault(pod, HostPod(pod, node, *indices, time, time))
-        known.first_ns, known.last_ns = min(known.first_ns, time), max(known.last_ns, time)
-        known.node = known.node or node
+        indices = entry_host(entry) if runs_on_host(entry) else None
+        if indices is not None:
+            _seen(pods, entry, indices)
+    logged = set(pods)
+    for entry in events:
+        indices = None if pod_of(entry) in logged else event_host(entry)
+        if indices is not None:
+            _seen(pods, entry, indices)
     return pods
+
+
+def _seen(pods: dict[str, HostPod], entry: Entry, indices: tuple[str, str]) -> None:
+    """Count the entry for its host pod: when it was seen, and on which node."""
+    pod, node, time = pod_of(entry), node_of(entry), entry_time_ns(entry)
+    if not pod:
+        return
+    known = pods.setdefault(pod, HostPod(pod, node, *indices, time, time))
+    known.first_ns, known.last_ns = min(known.first_ns, time), max(known.last_ns, time)
+    known.node = known.node or node
 
 
 def head_nodes(entries: Iterable[Entry]) -> frozenset[str]:
