@@ -634,20 +634,28 @@ def test_an_entry_in_two_exports_counts_once(tmp_path: Path, action: str) -> Non
     assert twice[:2] == once[:2]
 
 
-def test_duplicates_do_not_take_the_place_of_later_entries(tmp_path: Path) -> None:
-    """With a limit, the first N distinct entries: a duplicate takes no slot."""
+def _copies_under_a_limit(tmp_path: Path, copies: int, insert_ids: bool) -> tuple[int, str, str]:
+    """`--limit=4` over six distinct entries, each written `copies` times (with or without
+    its insertId)."""
     entries = [
         container_entry(f"Check failed: {i}", timestamp=f"2026-10-22T11:{10 + i}:00Z")
         for i in range(6)
     ]
+    for entry in entries if not insert_ids else []:
+        del entry["insertId"]
     path = tmp_path / "a.jsonl"
-    path.write_text(_lines_text([entry for entry in entries for _ in range(3)]))
-    code, out, err = run_cli(
+    path.write_text(_lines_text([entry for entry in entries for _ in range(copies)]))
+    return run_cli(
         "--action=query",
         '--filter=textPayload:"Check failed"',
         f"--logs_file={path}",
         "--limit=4",
     )
+
+
+def test_duplicates_do_not_take_the_place_of_later_entries(tmp_path: Path) -> None:
+    """With a limit, the first N distinct entries: a duplicate takes no slot."""
+    code, out, err = _copies_under_a_limit(tmp_path, copies=3, insert_ids=True)
     assert code == 0, err
     assert _messages(out) == [f"Check failed: {i}" for i in range(4)]
     assert "--limit=4 cut the output: 2 more matching lines" in err
@@ -656,20 +664,7 @@ def test_duplicates_do_not_take_the_place_of_later_entries(tmp_path: Path) -> No
 def test_copies_of_an_entry_without_an_insert_id_take_one_slot(tmp_path: Path) -> None:
     """A hand-made export's entry without an insertId, written twice, is one entry (as the
     cloud source counts it when a page repeats it): the limit still shows N entries."""
-    entries = [
-        container_entry(f"Check failed: {i}", timestamp=f"2026-10-22T11:{10 + i}:00Z")
-        for i in range(6)
-    ]
-    for entry in entries:
-        del entry["insertId"]
-    path = tmp_path / "a.jsonl"
-    path.write_text(_lines_text([entry for entry in entries for _ in range(2)]))
-    code, out, err = run_cli(
-        "--action=query",
-        '--filter=textPayload:"Check failed"',
-        f"--logs_file={path}",
-        "--limit=4",
-    )
+    code, out, err = _copies_under_a_limit(tmp_path, copies=2, insert_ids=False)
     assert code == 0, err
     assert _messages(out) == [f"Check failed: {i}" for i in range(4)]
     assert err.endswith("\n4 entries\n")
