@@ -132,6 +132,20 @@ def _started(inc: Incident, run: Run) -> Boot:
     return beats.start_run(inc, run, inc.t0 - sec(600))
 
 
+def _planted(
+    inc: Incident,
+    root_pod: str | None,
+    root_host: str,
+    root_time: str,
+    root_contains: str,
+    failing_pods: frozenset[str],
+    quiet: bool,
+) -> Planted:
+    """What an incident of the JobSet planted, over its whole window."""
+    root = (root_pod, root_host, root_time, root_contains)
+    return Planted(JOBSET, fmt_ts(inc.t0), fmt_ts(inc.t1), *root, failing_pods, quiet)
+
+
 def _pod(run: Run, where: tuple[int, int]) -> Pod:
     return run.workers[where[0]][where[1]]
 
@@ -165,10 +179,8 @@ def _cascade(inc: Incident, run: Run, spec: LargeSpec) -> Planted:
         dead=(f"{dead.name}/{WORKER}",),
         first_failed=f"{JOBSET}-worker-{dead.slice}",
     )
-    return Planted(
-        JOBSET,
-        fmt_ts(inc.t0),
-        fmt_ts(inc.t1),
+    return _planted(
+        inc,
         dead.name,
         f"{dead.slice}/{dead.host}",
         crash["timestamp"],
@@ -190,10 +202,8 @@ def _hang(inc: Incident, run: Run, spec: LargeSpec) -> Planted:
     stop = max(quiet_at, inc.t0) + sec(60) + inc.between(0, 5)
     beats.train(inc, run, boot.first_step, stop, beats.Training(step_time=9.0))
     unseen = spec.kind == "unseen-hang"
-    return Planted(
-        JOBSET,
-        fmt_ts(inc.t0),
-        fmt_ts(inc.t1),
+    return _planted(
+        inc,
         None if unseen else quiet_pod.name,
         f"{quiet_pod.slice}/{quiet_pod.host}",
         fmt_ts(inc.t0) if unseen else last["timestamp"],
@@ -220,10 +230,8 @@ def _restart_hang(inc: Incident, run: Run, spec: LargeSpec) -> Planted:
     beats.steady(inc, again, boot, {quiet_pod.name: quiet_at - sec(1)})
     last = inc.log(quiet_pod, WORKER, quiet_at, PERIODIC_WORKER, **beats.worker_status(inc))
     beats.train(inc, again, boot.first_step, quiet_at + sec(40), beats.Training(step_time=9.0))
-    return Planted(
-        JOBSET,
-        fmt_ts(inc.t0),
-        fmt_ts(inc.t1),
+    return _planted(
+        inc,
         quiet_pod.name,
         f"{quiet_pod.slice}/{quiet_pod.host}",
         last["timestamp"],
@@ -244,10 +252,8 @@ def _slice_hang(inc: Incident, run: Run, spec: LargeSpec) -> Planted:
     for pod in quiet:
         inc.log(pod, WORKER, stops[pod.name], PERIODIC_WORKER, **beats.worker_status(inc))
     beats.train(inc, run, boot.first_step, quiet_at + sec(30), beats.Training(step_time=9.0))
-    return Planted(
-        JOBSET,
-        fmt_ts(inc.t0),
-        fmt_ts(inc.t1),
+    return _planted(
+        inc,
         None,
         str(spec.first[0]),
         fmt_ts(quiet_at),
@@ -264,10 +270,8 @@ def _pull_fail(inc: Incident, run: Run, spec: LargeSpec) -> Planted:
     boot = beats.start_run(inc, run, at, register=False)  # the RM waits for the missing host
     first = beats.pull_fails(inc, dead, at + sec(1))
     beats.steady(inc, run, boot)
-    return Planted(
-        JOBSET,
-        fmt_ts(inc.t0),
-        fmt_ts(inc.t1),
+    return _planted(
+        inc,
         dead.name,
         f"{dead.slice}/{dead.host}",
         first["timestamp"],
