@@ -242,6 +242,29 @@ def test_no_credentials_at_all(
     assert fake.list_requests == 0
 
 
+def test_a_corrupt_gcloud_credentials_file_is_named_not_missing(
+    fake: FakeLogging, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gcloud's Application Default Credentials file exists but is not JSON (a write cut
+    short): the error names it, where it said no credentials were found."""
+    monkeypatch.delenv("CLOUDSDK_AUTH_DISABLE_CREDENTIALS")
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path))
+    monkeypatch.setenv("NO_GCE_CHECK", "True")
+    monkeypatch.setenv("GCE_METADATA_HOST", "127.0.0.1:9")
+    monkeypatch.setenv("GCE_METADATA_IP", "127.0.0.1:9")
+    adc = tmp_path / "application_default_credentials.json"
+    adc.write_text('{"type": "authorized_user", "client_id": "')
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 3
+    assert out == ""
+    last = err.splitlines()[-1]
+    assert last.startswith(f"error: cannot load the Application Default Credentials in {adc} (")
+    assert "not a valid json file" in last
+    assert last.endswith("run `gcloud auth application-default login` to write them again")
+    assert fake.list_requests == 0
+
+
 def test_an_unreadable_key_file_is_named(
     fake: FakeLogging, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

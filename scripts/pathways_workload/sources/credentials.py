@@ -14,6 +14,7 @@ credentials, is at fault.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from pathways_workload.errors import AccessError, CloudLoggingError, ToolError
@@ -75,13 +76,30 @@ def load(project: str) -> Any:
     return found
 
 
+def _gcloud_credentials_file() -> Path:
+    """Where gcloud writes Application Default Credentials, as google-auth looks for them:
+    in CLOUDSDK_CONFIG, else gcloud's configuration folder."""
+    config = os.environ.get("CLOUDSDK_CONFIG")
+    if not config:
+        home = Path(os.environ.get("APPDATA", "")) if os.name == "nt" else Path.home() / ".config"
+        config = str(home / "gcloud")
+    return Path(config) / "application_default_credentials.json"
+
+
 def not_loaded(project: str, key_file: str | None, detail: str) -> AccessError:
-    """The error when google-auth cannot load the key file, or finds no credentials."""
+    """The error when google-auth cannot load the key file or gcloud's credentials file, or
+    finds no credentials."""
     if key_file:
         return AccessError(
             f"cannot load the credentials in {KEY_FILE_ENV}={key_file} ({detail}): point it "
             "at a valid service-account key file, or unset it and run "
             "`gcloud auth application-default login`"
+        )
+    written = _gcloud_credentials_file()
+    if written.is_file():
+        return AccessError(
+            f"cannot load the Application Default Credentials in {written} ({detail}): run "
+            "`gcloud auth application-default login` to write them again"
         )
     return AccessError(
         f"no Application Default Credentials found: {LOGIN_FIX} "
