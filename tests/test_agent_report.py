@@ -300,3 +300,24 @@ def test_a_renamed_worker_container_still_makes_its_pods_tpu_hosts(tmp_path: Pat
     assert report["lead_host"] == original["lead_host"]
     assert report["root_cause"]["host"] == original["root_cause"]["host"] == "1/2"
     assert report["coverage"]["gaps"] == original["coverage"]["gaps"] == []
+
+
+def test_a_renamed_client_container_still_shows_when_training_stopped(tmp_path: Path) -> None:
+    """The JAX client in a container named `trainer` on the head pod: its progress lines
+    tell when training stopped, so a silent hang has its root cause and the client's
+    coverage no gap, as with `jax-tpu`."""
+    source = INCIDENTS / "silent-hang.json"
+    renamed = tmp_path / "renamed.json"
+    renamed.write_text(source.read_text().replace('"jax-tpu"', '"trainer"'))
+    args = target_args("silent-hang")[1:]
+    reports = []
+    for path in (source, renamed):
+        code, out, err = run_cli(f"--logs_file={path}", *args, "--action=triage", "--format=json")
+        assert code == 0, err
+        reports.append(json.loads(out))
+    original, report = reports
+    assert original["root_cause"]["pod"] == expected("silent-hang")["root_cause"]["pod"]
+    assert report["root_cause"] == original["root_cause"]
+    assert report["failing_hosts"] == original["failing_hosts"]
+    client = next(c for c in report["coverage"]["components"] if c["component"] == "client")
+    assert client["lines_read"] > 0 and client["gap"] is None

@@ -14,7 +14,7 @@ from typing import Any
 from pathways_workload import terms
 from pathways_workload.describe import container_of, pod_of
 from pathways_workload.sources.base import Entry, entry_time_ns
-from pathways_workload.triage.hosts import entry_host, runs_on_host
+from pathways_workload.triage.hosts import client_containers, entry_host, runs_on_host
 from pathways_workload.triage.shape import Host
 
 MOST_NAMED = 8
@@ -87,10 +87,12 @@ def components(
     """Per component: pods, lines read, first and last line; a note when it is a gap (of the
     workers, `hosts_read` says whether every host that showed no line was asked for)."""
     rows = []
-    known = {name for _, containers, _ in COMPONENTS for name in containers}
+    clients = client_containers(lines)
+    components = [(n, clients if n == "client" else c, r) for n, c, r in COMPONENTS]
+    known = {name for _, containers, _ in components for name in containers}
     named = [(container_of(entry), entry) for entry in lines]
     others = sorted({container for container, _ in named if container} - known)
-    for name, containers, required in COMPONENTS:
+    for name, containers, required in components:
         own = [
             entry
             for container, entry in named

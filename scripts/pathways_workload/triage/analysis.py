@@ -20,7 +20,7 @@ from pathways_workload.node_discovery import nodes_from
 from pathways_workload.pod_names import sibling_job
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, entry_time_ns
-from pathways_workload.terms import RECOVERY_TERMS, USER_CONTAINERS, WORKER_CONTAINERS
+from pathways_workload.terms import RECOVERY_TERMS, WORKER_CONTAINERS
 from pathways_workload.timestamps import format_timestamp_ns
 from pathways_workload.tracebacks import is_header
 from pathways_workload.triage import rules, timeline, versions
@@ -38,6 +38,7 @@ from pathways_workload.triage.grouping import symptom_groups
 from pathways_workload.triage.hosts import (
     HOST_CONTAINERS,
     HostPod,
+    client_containers,
     entry_host,
     failing_hosts,
     head_nodes,
@@ -202,9 +203,8 @@ def _evidence(found: TriageResults, nodes: set[str], request: Request) -> list[E
 
 def _last_step(entries: Sequence[Entry]) -> Entry | None:
     """The user workload's latest progress line."""
-    steps = [
-        e for e in entries if container_of(e) in USER_CONTAINERS and PROGRESS_TERM in message(e)
-    ]
+    clients = client_containers(entries)
+    steps = [e for e in entries if container_of(e) in clients and PROGRESS_TERM in message(e)]
     return max(steps, key=entry_time_ns) if steps else None
 
 

@@ -115,10 +115,12 @@ def events_fetch(request: Request) -> Fetch:
 
 
 def progress_fetch(request: Request) -> Fetch:
-    client = selectors.container_lines(request.target, terms.USER_CONTAINERS)
+    """The latest progress line of the workload (the client's, whatever its container's name:
+    no other Pathways container reports training steps)."""
+    lines = selectors.container_lines(request.target)
     progress = filters.message_has_any((PROGRESS_TERM,))
     purpose = "the client's latest progress line (when training stopped advancing)"
-    return fetch(request, PROGRESS, purpose, client, progress, limit=1, order="desc")
+    return fetch(request, PROGRESS, purpose, lines, progress, limit=1, order="desc")
 
 
 def triage_fetches(request: Request) -> list[Fetch]:

@@ -21,8 +21,14 @@ from pathways_workload.describe import container_of, entry_labels, message, node
 from pathways_workload.pod_names import implied_labels
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.target import Workload
-from pathways_workload.terms import PROXY_CONTAINERS, RM_CONTAINERS, USER_CONTAINERS
+from pathways_workload.terms import (
+    PROXY_CONTAINERS,
+    RM_CONTAINERS,
+    SIDECAR_CONTAINERS,
+    USER_CONTAINERS,
+)
 from pathways_workload.triage.evidence import CLIENT_LOGS, Evidence, symptom_of
+from pathways_workload.triage.fetches import PROGRESS_TERM
 
 HOST_CONTAINERS = ("pathways-worker", "colocated-python-sidecar")
 HEAD_CONTAINERS = RM_CONTAINERS + PROXY_CONTAINERS + USER_CONTAINERS
@@ -102,6 +108,22 @@ def event_host(entry: Entry) -> tuple[str, str] | None:
     if implied.get(labels.JOBSET_REPLICATED_JOB) in (None, *HEAD_REPLICATED_JOBS):
         return None
     return host_index(implied)
+
+
+def client_containers(entries: Iterable[Entry]) -> frozenset[str]:
+    """The JAX client's containers: the known names, and a container of any other name that
+    reports training progress and is no TPU host's, RM's, proxy's or sidecar's (a client
+    the user named, e.g. `trainer`)."""
+    others = RM_CONTAINERS + PROXY_CONTAINERS + SIDECAR_CONTAINERS
+    named = {
+        container
+        for entry in entries
+        if (container := container_of(entry))
+        and container not in others
+        and PROGRESS_TERM in message(entry)
+        and not runs_on_host(entry)
+    }
+    return frozenset(USER_CONTAINERS) | named
 
 
 def host_pods(entries: Iterable[Entry], events: Iterable[Entry] = ()) -> dict[str, HostPod]:

@@ -38,10 +38,9 @@ from collections.abc import Sequence
 
 from pathways_workload.describe import container_of, pod_of, severity
 from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
-from pathways_workload.terms import USER_CONTAINERS
 from pathways_workload.triage.evidence import NODE_EVENT_TOLERANCE_NS, Evidence, attempt_of
 from pathways_workload.triage.fetches import CADENCE_LINES, QUIET_AFTER_NS
-from pathways_workload.triage.hosts import NODE_SOURCES, TEARDOWN
+from pathways_workload.triage.hosts import NODE_SOURCES, TEARDOWN, client_containers
 
 # A node event that ended one of the workload's processes shows in the workload's own logs and
 # events within this span (a peer's lost connection, the RM's disconnect, a Killing event).
@@ -275,14 +274,14 @@ def next_line_due(entries: Sequence[Entry], last: Entry) -> int:
 
 
 def _suspects(
-    entries: Sequence[Entry], progress_end_ns: int, newest: int
+    entries: Sequence[Entry], progress_end_ns: int, newest: int, clients: frozenset[str]
 ) -> list[tuple[int, tuple[str, str]]]:
-    """(when the next line was due, pod and container) of the components gone quiet around
-    the last step, earliest first."""
+    """(when the next line was due, pod and container) of the components other than the
+    client gone quiet around the last step, earliest first."""
     return sorted(
         (_went_quiet(series), key)
         for key, series in _series(entries).items()
-        if key[1] not in USER_CONTAINERS
+        if key[1] not in clients
         and len(series) > 1
         and newest - series[-1] >= QUIET_AFTER_NS
         and progress_end_ns - QUIET_AFTER_NS <= series[-1] <= progress_end_ns + STEP_SLACK_NS
@@ -309,9 +308,10 @@ def went_quiet(
     if newest - progress_end_ns < QUIET_AFTER_NS:
         return []
     latest = last_lines(entries)
+    clients = client_containers(entries)
     candidates = [
         (due, sort_key(latest[key]), latest[key])
-        for due, key in _suspects(entries, progress_end_ns, newest)
+        for due, key in _suspects(entries, progress_end_ns, newest, clients)
     ]
     candidates += [
         (entry_time_ns(entry), sort_key(entry), entry)
@@ -320,7 +320,7 @@ def went_quiet(
     ]
     if candidates:
         return [found[2] for found in sorted(candidates, key=lambda found: found[:2])]
-    users = [entry for key, entry in latest.items() if key[1] in USER_CONTAINERS]
+    users = [entry for key, entry in latest.items() if key[1] in clients]
     return [min(users, key=entry_time_ns)] if users else []
 
 
