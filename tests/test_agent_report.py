@@ -283,19 +283,28 @@ def test_a_tpu_host_that_logged_nothing_is_a_gap_though_others_restarted(tmp_pat
     assert json.loads(out)["coverage"]["gaps"] == []
 
 
-def test_a_renamed_worker_container_still_makes_its_pods_tpu_hosts(tmp_path: Path) -> None:
-    """A worker container named `tpu-worker` runs in the JobSet's `worker` pods: the hosts,
-    the lead and the workers' coverage are what they are with `pathways-worker`."""
-    source = INCIDENTS / "lost-connection-to-peer.json"
+def _triaged_renamed(
+    tmp_path: Path, incident: str, container: str, name: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Triage's JSON reports of a bundled incident as recorded and with a container renamed."""
+    source = INCIDENTS / f"{incident}.json"
     renamed = tmp_path / "renamed.json"
-    renamed.write_text(source.read_text().replace('"pathways-worker"', '"tpu-worker"'))
-    args = target_args("lost-connection-to-peer")[1:]
+    renamed.write_text(source.read_text().replace(f'"{container}"', f'"{name}"'))
+    args = target_args(incident)[1:]
     reports = []
     for path in (source, renamed):
         code, out, err = run_cli(f"--logs_file={path}", *args, "--action=triage", "--format=json")
         assert code == 0, err
         reports.append(json.loads(out))
-    original, report = reports
+    return reports[0], reports[1]
+
+
+def test_a_renamed_worker_container_still_makes_its_pods_tpu_hosts(tmp_path: Path) -> None:
+    """A worker container named `tpu-worker` runs in the JobSet's `worker` pods: the hosts,
+    the lead and the workers' coverage are what they are with `pathways-worker`."""
+    original, report = _triaged_renamed(
+        tmp_path, "lost-connection-to-peer", "pathways-worker", "tpu-worker"
+    )
     assert report["failing_hosts"] and report["failing_hosts"] == original["failing_hosts"]
     assert report["lead_host"] == original["lead_host"]
     assert report["root_cause"]["host"] == original["root_cause"]["host"] == "1/2"
@@ -306,16 +315,7 @@ def test_a_renamed_client_container_still_shows_when_training_stopped(tmp_path: 
     """The JAX client in a container named `trainer` on the head pod: its progress lines
     tell when training stopped, so a silent hang has its root cause and the client's
     coverage no gap, as with `jax-tpu`."""
-    source = INCIDENTS / "silent-hang.json"
-    renamed = tmp_path / "renamed.json"
-    renamed.write_text(source.read_text().replace('"jax-tpu"', '"trainer"'))
-    args = target_args("silent-hang")[1:]
-    reports = []
-    for path in (source, renamed):
-        code, out, err = run_cli(f"--logs_file={path}", *args, "--action=triage", "--format=json")
-        assert code == 0, err
-        reports.append(json.loads(out))
-    original, report = reports
+    original, report = _triaged_renamed(tmp_path, "silent-hang", "jax-tpu", "trainer")
     assert original["root_cause"]["pod"] == expected("silent-hang")["root_cause"]["pod"]
     assert report["root_cause"] == original["root_cause"]
     assert report["failing_hosts"] == original["failing_hosts"]

@@ -222,15 +222,21 @@ def test_401_with_credentials_disabled_says_to_enable_them(fake: FakeLogging) ->
     )
 
 
-def test_no_credentials_at_all(
-    fake: FakeLogging, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _only_gcloud_credentials(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """Credentials only where gcloud writes them (`folder`, empty unless the test writes
+    them): no key file, no metadata server."""
     monkeypatch.delenv("CLOUDSDK_AUTH_DISABLE_CREDENTIALS")
     monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
-    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path))
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(folder))
     monkeypatch.setenv("NO_GCE_CHECK", "True")
     monkeypatch.setenv("GCE_METADATA_HOST", "127.0.0.1:9")
     monkeypatch.setenv("GCE_METADATA_IP", "127.0.0.1:9")
+
+
+def test_no_credentials_at_all(
+    fake: FakeLogging, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _only_gcloud_credentials(monkeypatch, tmp_path)
     code, out, err = run_cli(*ERRORS, "--execute")
     assert code == 3
     assert out == ""
@@ -247,12 +253,7 @@ def test_a_corrupt_gcloud_credentials_file_is_named_not_missing(
 ) -> None:
     """gcloud's Application Default Credentials file exists but is not JSON (a write cut
     short): the error names it, where it said no credentials were found."""
-    monkeypatch.delenv("CLOUDSDK_AUTH_DISABLE_CREDENTIALS")
-    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
-    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path))
-    monkeypatch.setenv("NO_GCE_CHECK", "True")
-    monkeypatch.setenv("GCE_METADATA_HOST", "127.0.0.1:9")
-    monkeypatch.setenv("GCE_METADATA_IP", "127.0.0.1:9")
+    _only_gcloud_credentials(monkeypatch, tmp_path)
     adc = tmp_path / "application_default_credentials.json"
     adc.write_text('{"type": "authorized_user", "client_id": "')
     code, out, err = run_cli(*ERRORS, "--execute")
