@@ -38,7 +38,6 @@ from pathways_workload.triage.grouping import symptom_groups
 from pathways_workload.triage.hosts import (
     HOST_CONTAINERS,
     HostPod,
-    client_containers,
     entry_host,
     failing_hosts,
     head_nodes,
@@ -186,9 +185,11 @@ def _own_events(found: TriageResults, request: Request) -> list[Entry]:
     return [entry for entry in found.entries(found.events) if not sibling(entry)]
 
 
-def _evidence(found: TriageResults, nodes: set[str], request: Request) -> list[Evidence]:
+def _evidence(
+    found: TriageResults, nodes: set[str], events: list[Entry], request: Request
+) -> list[Evidence]:
     crashes = found.entries(found.crashes)
-    entries = crashes + _own_events(found, request)
+    entries = crashes + events
     entries += [
         entry
         for entry in found.entries(found.node_events + found.instances)
@@ -201,30 +202,30 @@ def _evidence(found: TriageResults, nodes: set[str], request: Request) -> list[E
     return rules.shutting_down(with_tracebacks(evidence, crashes, found.follow_ups))
 
 
-def _last_step(entries: Sequence[Entry]) -> Entry | None:
-    """The user workload's latest progress line."""
-    clients = client_containers(entries)
+def _last_step(entries: Sequence[Entry], clients: frozenset[str]) -> Entry | None:
+    """The user workload's latest progress line (of its `clients` containers)."""
     steps = [e for e in entries if container_of(e) in clients and PROGRESS_TERM in message(e)]
     return max(steps, key=entry_time_ns) if steps else None
 
 
-def _progress_end(entries: Sequence[Entry]) -> int | None:
-    step = _last_step(entries)
+def _progress_end(entries: Sequence[Entry], clients: frozenset[str]) -> int | None:
+    step = _last_step(entries, clients)
     return entry_time_ns(step) if step is not None else None
 
 
 def _failures(
-    found: TriageResults, nodes: set[str], request: Request
+    found: TriageResults, nodes: set[str], events: list[Entry], request: Request
 ) -> tuple[list[rules.Failure], list[Evidence]]:
     """Every failure in the window (a hang among them: see `_hang`), and the warnings the run
-    kept progressing after."""
+    kept progressing after; `events`: the workload's own."""
     recoveries = [
         entry_time_ns(e)
         for e in found.entries(found.startup)
         if any(term in message(e) for term in RECOVERY_TERMS)
     ]
     last = found.latest_lines()
-    evidence, warnings = rules.kept_going(_evidence(found, nodes, request), last, _last_step(last))
+    evidence = _evidence(found, nodes, events, request)
+    evidence, warnings = rules.kept_going(evidence, last, _last_step(last, found.clients()))
     evidence, node_events = rules.went_on_after(evidence, last)
     survived = sorted([*warnings, *node_events], key=Evidence.order)
     failures = rules.split_failures(evidence, recoveries)
@@ -237,17 +238,17 @@ def _hang(
 ) -> list[rules.Failure]:
     """A hang if something went quiet: with no error at all, or after errors the run stepped
     on from (a restart that resumed), in the attempt of the last step."""
-    last = found.latest_lines()
+    last, clients = found.latest_lines(), found.clients()
     if failures:
-        step = _last_step(last)
+        step = _last_step(last, clients)
         if step is None or any(f.cause.effective_ns >= entry_time_ns(step) for f in failures):
             return []
         last = [e for e in last if attempt_of(e) == attempt_of(step)]
     unseen = _unseen_hosts(found, request)
-    progress_end = _progress_end(last)
+    progress_end = _progress_end(last, clients)
     if progress_end is None and unseen:  # no step in the window: progress stopped by its start
         progress_end = request.window.start_ns
-    quiet = rules.went_quiet(last, progress_end, unseen)
+    quiet = rules.went_quiet(last, progress_end, unseen, clients)
     if not quiet:
         return []
     first = quiet[0]
@@ -272,7 +273,8 @@ def _quiet_host(found: TriageResults, chosen: rules.Failure) -> Entry | None:
     if scenario is None or not scenario.hang:
         return None
     attempt = [e for e in found.latest_lines() if attempt_of(e) == chosen.cause.attempt]
-    return rules.quiet_first(attempt, _progress_end(attempt))
+    clients = found.clients()
+    return rules.quiet_first(attempt, _progress_end(attempt, clients), clients=clients)
 
 
 def _hosts(
@@ -366,10 +368,11 @@ def quiet_coverage(found: TriageResults) -> str | None:
 def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     """The report's findings (everything but the checks)."""
     nodes = set(nodes_from(found.events + found.crashes + found.startup + found.latest))
-    failures, survived = _failures(found, nodes, request)
+    events = _own_events(found, request)
+    failures, survived = _failures(found, nodes, events, request)
     chosen = rules.pick(failures, request.issue_ns)
     quiet = _quiet_host(found, chosen) if chosen else None
-    pods = host_pods(found.container_lines(), _own_events(found, request))
+    pods = host_pods(found.container_lines(), events)
     hosts = _hosts(pods, failures, chosen, quiet)
     latest = rules.last_lines(found.latest_lines())
     head = head_nodes(found.container_lines())

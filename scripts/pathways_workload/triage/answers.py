@@ -11,6 +11,7 @@ from pathways_workload.plan import Results
 from pathways_workload.shaping import merge
 from pathways_workload.sources.base import Entry, Result
 from pathways_workload.triage import fetches
+from pathways_workload.triage.hosts import client_containers
 from pathways_workload.triage.shape import WorkloadShape, learn_shape
 
 # The names of the later stages' fetches, by the question they add to.
@@ -37,10 +38,7 @@ class TriageResults:
     events_any: list[Result]
     node_any: list[Result]
     serial_any: list[Result]
-    _cache: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
-    _merged: dict[tuple[int, ...], list[Entry]] = dataclasses.field(
-        default_factory=dict, compare=False, repr=False
-    )
+    _cache: dict[object, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, results: Results) -> TriageResults:
@@ -66,9 +64,9 @@ class TriageResults:
         """Every entry of the results (some of these), each once, earliest first: merged once,
         the same list at every ask (not to be changed)."""
         key = tuple(map(id, results))  # the results live as long as these answers
-        if key not in self._merged:
-            self._merged[key] = merge(results, "asc")
-        return self._merged[key]
+        if key not in self._cache:
+            self._cache[key] = merge(results, "asc")
+        return cast(list[Entry], self._cache[key])
 
     def latest_lines(self) -> list[Entry]:
         """The latest lines triage read (of every later question too), each once."""
@@ -83,6 +81,12 @@ class TriageResults:
         if "shape" not in self._cache:
             self._cache["shape"] = learn_shape(self.container_lines())
         return cast(WorkloadShape, self._cache["shape"])
+
+    def clients(self) -> frozenset[str]:
+        """The JAX client's containers, as the workload's lines show them."""
+        if "clients" not in self._cache:
+            self._cache["clients"] = client_containers(self.container_lines())
+        return cast(frozenset[str], self._cache["clients"])
 
     def every(self) -> list[Result]:
         """All the answers, question by question."""

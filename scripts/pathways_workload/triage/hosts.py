@@ -114,14 +114,14 @@ def client_containers(entries: Iterable[Entry]) -> frozenset[str]:
     """The JAX client's containers: the known names, and a container of any other name that
     reports training progress and is no TPU host's, RM's, proxy's or sidecar's (a client
     the user named, e.g. `trainer`)."""
-    others = RM_CONTAINERS + PROXY_CONTAINERS + SIDECAR_CONTAINERS
+    known = USER_CONTAINERS + RM_CONTAINERS + PROXY_CONTAINERS + SIDECAR_CONTAINERS
     named = {
         container
         for entry in entries
         if (container := container_of(entry))
-        and container not in others
-        and PROGRESS_TERM in message(entry)
+        and container not in known
         and not runs_on_host(entry)
+        and PROGRESS_TERM in message(entry)
     }
     return frozenset(USER_CONTAINERS) | named
 

@@ -289,7 +289,10 @@ def _suspects(
 
 
 def went_quiet(
-    entries: Sequence[Entry], progress_end_ns: int | None, unseen: Sequence[Entry] = ()
+    entries: Sequence[Entry],
+    progress_end_ns: int | None,
+    unseen: Sequence[Entry] = (),
+    clients: frozenset[str] | None = None,
 ) -> list[Entry]:
     """The last lines of the components that went quiet when progress stopped well before
     the end, in the order they went quiet; the user workload's alone when no other
@@ -300,7 +303,7 @@ def went_quiet(
     never came; the suspects are the components that went quiet around the
     last step. `unseen` stands for hosts that logged nothing in the window
     (each at the window's start): suspects too, when progress stopped soon
-    after.
+    after. `clients`: the user workload's containers (by default, as `entries` show them).
     """
     if progress_end_ns is None or not entries:
         return []
@@ -308,7 +311,7 @@ def went_quiet(
     if newest - progress_end_ns < QUIET_AFTER_NS:
         return []
     latest = last_lines(entries)
-    clients = client_containers(entries)
+    clients = client_containers(entries) if clients is None else clients
     candidates = [
         (due, sort_key(latest[key]), latest[key])
         for due, key in _suspects(entries, progress_end_ns, newest, clients)
@@ -325,10 +328,13 @@ def went_quiet(
 
 
 def quiet_first(
-    entries: Sequence[Entry], progress_end_ns: int | None, unseen: Sequence[Entry] = ()
+    entries: Sequence[Entry],
+    progress_end_ns: int | None,
+    unseen: Sequence[Entry] = (),
+    clients: frozenset[str] | None = None,
 ) -> Entry | None:
     """The component that went quiet first (see `went_quiet`): the lead of a hang."""
-    quiet = went_quiet(entries, progress_end_ns, unseen)
+    quiet = went_quiet(entries, progress_end_ns, unseen, clients)
     return quiet[0] if quiet else None
 
 
