@@ -282,6 +282,28 @@ def test_retrying_gives_up_at_the_deadline_and_passes_other_errors_through() -> 
         retrying(lambda: {}["x"], lambda e: False, backoff, print, sleep, lambda: now[0])
 
 
+class SlowBudget(RequestBudget):
+    """A budget that makes its first two requests wait one second each."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waits = [1.0, 1.0]
+
+    def reserve(self) -> float:
+        return self.waits.pop(0) if self.waits else 0.0
+
+
+@pytest.mark.parametrize(("err", "told"), [(io.StringIO, 1), (Terminal, 2)])
+def test_waits_for_the_budget_are_said_once_off_a_terminal(
+    fake: FakeLogging, err: type[io.StringIO], told: int
+) -> None:
+    stream = err()
+    source(err=stream, budget=SlowBudget()).run([fetch(2500)])
+    waits = [line for line in stream.getvalue().splitlines() if "request budget" in line]
+    assert len(waits) == told
+    assert waits[0].startswith("waiting 1.0s for the request budget (15 requests per minute)")
+
+
 def test_the_budget_allows_a_burst_then_a_steady_rate() -> None:
     now = [0.0]
     budget = RequestBudget(per_minute=60, burst=3, clock=lambda: now[0])

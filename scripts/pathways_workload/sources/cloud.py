@@ -306,6 +306,7 @@ class CloudSource:
         self.deadline = request_deadline
         self._api: _Api | None = None
         self._lock = threading.Lock()
+        self._waits_told = False
 
     def run(self, fetches: Sequence[Fetch], anticipated: Sequence[Fetch] = ()) -> list[Result]:
         """Run the fetches concurrently; the first failure stops the others and is raised.
@@ -434,13 +435,25 @@ class CloudSource:
         if stop.is_set():
             raise _Stopped
         wait = self.budget.reserve()
-        if wait >= 1 and self.err.isatty():
-            self._say(
-                f"waiting {wait:.1f}s for the request budget "
-                f"({self.budget.per_minute:g} requests per minute)"
-            )
+        if wait >= 1:
+            self._tell_wait(wait)
         if wait and stop.wait(wait):
             raise _Stopped
+
+    def _tell_wait(self, wait: float) -> None:
+        """Say a wait for the request budget: each one on a terminal; off one (a log, an agent
+        reading stderr) the first only, so that a long run is not taken for a hung one."""
+        line = (
+            f"waiting {wait:.1f}s for the request budget "
+            f"({self.budget.per_minute:g} requests per minute)"
+        )
+        if self.err.isatty():
+            self._say(line)
+            return
+        with self._lock:
+            told, self._waits_told = self._waits_told, True
+        if not told:
+            self._say(line + "; the requests after this one wait too, unreported")
 
     def _say(self, line: str) -> None:
         with self._lock:
