@@ -645,6 +645,22 @@ def test_an_unreachable_token_endpoint_is_retried_then_reported(
     assert fake.list_requests == 0
 
 
+@pytest.mark.parametrize("token_uri", ["oauth2.googleapis.com/token", "http://", "ftp://x/t"])
+def test_a_token_uri_that_is_no_url_is_a_credentials_error(
+    fake: FakeLogging, key_file: Path, monkeypatch: pytest.MonkeyPatch, token_uri: str
+) -> None:
+    fast_source(monkeypatch, deadline=0.5)
+    service_account_key(key_file, token_uri)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert code == 3
+    assert out == ""
+    assert not [line for line in err.splitlines() if line.startswith("cannot reach")]
+    (last,) = err.splitlines()[-1:]
+    assert last.startswith(f"error: the credentials' token endpoint {token_uri!r} is not a URL")
+    assert last.endswith(f"fix the token_uri of {key_file}, or download a new key")
+    assert fake.list_requests == 0
+
+
 def test_a_token_that_trickles_in_is_abandoned_at_the_deadline(
     fake: FakeLogging, key_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,10 +5,10 @@ when `CLOUDSDK_AUTH_DISABLE_CREDENTIALS` is true (as gcloud does); the API
 endpoint from `CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING` (private endpoints,
 test servers). google.auth is imported only when credentials are needed.
 
-Credentials that cannot be read, or that the token endpoint refuses, are an
-AccessError (exit 3); a token endpoint that fails or answers something that is
-not a token is a CloudLoggingError (exit 4): the service, not the user's
-credentials, is at fault.
+Credentials that cannot be read, whose token endpoint is not a URL, or that the
+token endpoint refuses, are an AccessError (exit 3); a token endpoint that fails
+or answers something that is not a token is a CloudLoggingError (exit 4): the
+service, not the user's credentials, is at fault.
 """
 
 from __future__ import annotations
@@ -120,8 +120,8 @@ def fetch_token(found: Any, project: str) -> None:
         return
     try:
         found.refresh(Request())
-    except TransportError:
-        raise
+    except TransportError as error:
+        raise _no_url(found, error) or error from None
     except GoogleAuthError as error:
         raise token_failed(found, project, error) from None
     except (TypeError, KeyError, ValueError, AttributeError):
@@ -130,6 +130,26 @@ def fetch_token(found: Any, project: str) -> None:
             "access token; wait a minute and rerun, and check the token_uri of the "
             "credentials in use"
         ) from None
+
+
+def _no_url(found: Any, error: Exception) -> AccessError | None:
+    """The error when the credentials' token endpoint is not a URL requests can send to (a
+    key file edited by hand): no retry helps. None for any other transport error."""
+    from requests.exceptions import InvalidSchema, InvalidURL, MissingSchema
+
+    cause = error.args[0] if error.args else None
+    if not isinstance(cause, (InvalidSchema, InvalidURL, MissingSchema)):
+        return None
+    key_file = os.environ.get(KEY_FILE_ENV)
+    fix = (
+        f"fix the token_uri of {key_file}, or download a new key"
+        if key_file
+        else "run `gcloud auth application-default login` to write the credentials again"
+    )
+    return AccessError(
+        f"the credentials' token endpoint {token_endpoint(found)!r} is not a URL "
+        f"({one_line(str(cause))}): {fix}"
+    )
 
 
 def denied(project: str, status: int, server_message: str) -> AccessError:
