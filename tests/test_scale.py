@@ -16,6 +16,7 @@ import pytest
 from pathways_workload.sources import cloud as cloud_source
 from pathways_workload.sources import retry
 from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
+from pathways_workload.triage.shape import WorkloadShape
 from tests.corpus.large import Planted, export, variant
 from tests.fake_logging import FakeLogging, point_at
 from tests.helpers import run_cli
@@ -134,7 +135,35 @@ def test_a_hang_after_a_restart_is_a_failure_of_its_own() -> None:
         planted.root_time,
     )
     assert report["lead_host"]["pod"] == planted.root_pod
+    # The pods attempt 0 ran were replaced: none of them can have gone quiet.
+    assert report["quiet_hosts_missing"] is None
     assert report["requests"] <= 25
+
+
+def test_a_pod_a_restart_replaced_is_not_a_quiet_one() -> None:
+    """A host's seat is its slice and index, another pod's its name without the random
+    suffix; a name with no such suffix (an LWS pod) is its own seat."""
+    shape = WorkloadShape(
+        pods=frozenset(
+            {
+                "js-worker-0-1-abcde",
+                "js-worker-0-1-fghij",
+                "js-worker-0-2-uvwxy",
+                "js-pathways-head-0-0-klmno",
+                "js-pathways-head-0-0-pqrst",
+                "lws-1",
+                "lws-2",
+            }
+        ),
+        host_of={
+            "js-worker-0-1-abcde": ("0", "1"),
+            "js-worker-0-1-fghij": ("0", "1"),
+            "js-worker-0-2-uvwxy": ("0", "2"),
+        },
+        expected=frozenset([("0", "1"), ("0", "2")]),
+    )
+    alive = {"js-worker-0-1-fghij", "js-pathways-head-0-0-pqrst", "lws-2"}
+    assert shape.unheard(alive) == {"lws-1", "js-worker-0-2-uvwxy"}
 
 
 def test_hosts_without_a_completion_index_label_are_known_by_their_pod_names() -> None:

@@ -30,6 +30,7 @@ from pathways_workload.selectors import REPLICATED_JOB_NAMES
 from pathways_workload.target import Workload
 
 _SUFFIX = r"[a-z0-9]{5}"
+_GENERATED = re.compile(rf"(?P<stem>.+)-{_SUFFIX}")
 _INDEXED_POD = rf"(?P<job_index>[0-9]+)-(?P<pod_index>[0-9]+)-{_SUFFIX}"
 _JOBSET_REST = re.compile(rf"(?P<rjob>[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)-{_INDEXED_POD}")
 _JOB_REST = re.compile(rf"(?:(?P<pod_index>[0-9]+)-)?{_SUFFIX}")
@@ -112,3 +113,10 @@ def implied_labels(pod: str, workloads: Sequence[Workload] = ()) -> dict[str, st
     if match is None:
         return {}
     return _jobset(match["jobset"], match["rjob"], match["job_index"], match["pod_index"])
+
+
+def generated_stem(pod: str) -> str | None:
+    """A pod name without the random five characters Kubernetes ends a generated name with
+    (a Job's pods: a restart's new pod has the same stem), or None when it has none."""
+    found = _GENERATED.fullmatch(pod)
+    return found.group("stem") if found else None

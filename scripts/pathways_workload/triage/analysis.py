@@ -352,7 +352,7 @@ def quiet_coverage(found: TriageResults) -> str | None:
     if not _cut_tail(found):
         return None
     shape = found.shape()
-    pods = len(shape.pods - pods_in(found.latest_lines()))
+    pods = len(shape.unheard(pods_in(found.latest_lines())))
     hosts_unread = _hosts_unread(found)
     if not pods and not hosts_unread:
         return None

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from pathways_workload import labels
 from pathways_workload.describe import container_of, entry_labels, pod_of
+from pathways_workload.pod_names import generated_stem
 from pathways_workload.sources.base import Entry
 from pathways_workload.triage.hosts import entry_host, runs_on_host
 
@@ -28,6 +29,18 @@ class WorkloadShape:
     pods: frozenset[str]
     host_of: dict[str, Host]
     expected: frozenset[Host]
+
+    def unheard(self, alive: set[str]) -> frozenset[str]:
+        """The pods not among `alive` (those seen at the end) but those an alive pod replaced:
+        after a restart, an earlier attempt's pod whose seat a new pod holds (a TPU host's
+        seat is its slice and index; another pod's, its name without the random suffix)."""
+        held = {self._seat(pod) for pod in alive}
+        return frozenset(pod for pod in self.pods - alive if self._seat(pod) not in held)
+
+    def _seat(self, pod: str) -> Host | str:
+        if pod in self.host_of:
+            return self.host_of[pod]
+        return generated_stem(pod) or pod
 
     def unseen_hosts(self) -> list[Host]:
         """Hosts the labels say exist but no pod of which logged or had an event."""

@@ -184,9 +184,9 @@ def _by_pod(
 
 
 def _suspect_pods(results: Results, shape: WorkloadShape) -> list[str]:
-    """Pods missing from the latest lines: they went quiet, or log less often than the tail."""
-    alive = pods_in(results.entries(fetches.TAIL))
-    return sorted(shape.pods - alive)
+    """Pods missing from the latest lines (but those a restart replaced): they went quiet,
+    or log less often than the tail."""
+    return sorted(shape.unheard(pods_in(results.entries(fetches.TAIL))))
 
 
 def _host_clause(hosts: Sequence[Host]) -> str:
