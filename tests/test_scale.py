@@ -108,6 +108,8 @@ def test_a_host_whose_image_cannot_be_pulled_is_found_past_the_start_up_events()
     assert root["host"] == planted.root_host
     assert report["lead_host"]["pod"] == planted.root_pod
     assert {host["pod"] for host in report["failing_hosts"]} == planted.failing_pods
+    (lane,) = [lane for lane in report["timeline"]["lanes"] if lane["name"] == root["host"]]
+    assert lane["pods"] == [planted.root_pod]  # it logged nothing: its events name it
     assert report["requests"] <= 25
 
 

@@ -269,12 +269,16 @@ def _describe(
     }
 
 
-def _unseen(lanes: dict[LaneKey, _Lane], unseen: Sequence[Host], request: Request) -> None:
-    """Hosts the labels say exist but that logged nothing: quiet from the window's start."""
+def _unseen(
+    lanes: dict[LaneKey, _Lane], unseen: Sequence[Host], pods: Sequence[HostPod], request: Request
+) -> None:
+    """Hosts the labels say exist but that logged nothing: quiet from the window's start (with
+    their pods, when events named them: a pod whose image could not be pulled)."""
     for host in unseen:
         key = ("host", "/".join(host))
         lane = lanes.setdefault(key, _Lane(key))
         lane.silent_from = request.window.start
+        lane.pods.update(pod.pod for pod in pods if (pod.slice, pod.host) == host)
         if not lane.events:
             stand_in = unseen_host_line(host, HOST_CONTAINERS[0], request.window.start)
             event = _event(stand_in, "quiet", None, due_at=request.window.start)
@@ -329,7 +333,7 @@ def build(
     _add_lines(lanes, lines)
     _add_evidence(lanes, failures, root, list(workload.host_pods))
     _add_hang(lanes, hang, root)
-    _unseen(lanes, workload.unseen, request)
+    _unseen(lanes, workload.unseen, workload.host_pods, request)
     marked = {identity(e) for e in (root.entry if root else None, hang) if e is not None}
     newest = max((entry_time_ns(e) for e in lines), default=0)
     on_node: dict[str, list[str]] = {}
