@@ -91,6 +91,9 @@ def test_every_host_of_a_slice_that_went_quiet_together_is_a_failing_host() -> N
     assert root["host"].split("/")[0] == planted.root_host
     assert report["lead_host"]["pod"] == root["pod"]
     assert {host["pod"] for host in report["failing_hosts"]} == planted.failing_pods
+    # In the order the hosts went quiet: the lead first, though others logged last earlier.
+    assert report["failing_hosts"][0]["pod"] == root["pod"]
+    assert min(host["first_error_time"] for host in report["failing_hosts"]) < root["timestamp"]
     assert report["requests"] <= 25
 
 

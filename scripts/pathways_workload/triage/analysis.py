@@ -283,8 +283,13 @@ def _hosts(
     chosen: rules.Failure | None,
     quiet: Entry | None,
 ) -> list[dict[str, Any]]:
-    """The chosen failure's failing hosts; for a head-pod failure, those of the window."""
+    """The chosen failure's failing hosts; for a head-pod failure, those of the window. In a
+    hang, in the order the hosts went quiet (when each one's next line was due), the lead
+    first; else earliest first."""
     hosts = failing_hosts(chosen.evidence, pods, quiet, chosen.cause) if chosen else []
+    if chosen and chosen.hang:
+        went_quiet = {item.pod: rank for rank, item in reversed(list(enumerate(chosen.evidence)))}
+        hosts.sort(key=lambda row: went_quiet.get(row["pod"], len(went_quiet)))
     return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
 
 
