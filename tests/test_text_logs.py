@@ -223,6 +223,30 @@ def test_a_glog_only_transcript_says_which_year_it_assumed(tmp_path: Path) -> No
     assert all(json.loads(line)["timestamp"].startswith("2025-11-") for line in out.splitlines())
 
 
+def test_a_29_february_of_a_year_without_one_does_not_stretch_the_span(tmp_path: Path) -> None:
+    """Read today, 28 February and 1 March take one year; a 29 February that neither this
+    year nor the last has is a bad header, placed after its neighbour, not years back."""
+    log = write(
+        tmp_path / "worker.log",
+        "I0228 23:59:58.000000 1 a.cc:1] one\n"
+        "I0229 00:00:01.000000 1 a.cc:1] two\n"
+        "I0301 00:00:02.000000 1 a.cc:1] three\n",
+    )
+    code, out, err = run_cli(
+        f"--logs_file={log}",
+        f"--pod_prefix={WORKER[0]}",
+        f"--container_names={WORKER[1]}",
+        "--action=workers",
+        "--min_severity=DEFAULT",
+        "--format=json",
+    )
+    assert code == 0, err
+    found = [json.loads(line) for line in out.splitlines()]
+    assert [e["textPayload"].split("] ")[-1] for e in found] == ["one", "two", "three"]
+    assert len({e["timestamp"][:4] for e in found}) == 1
+    assert err.count("glog headers carry no year") == 1
+
+
 def test_window_flags_give_glog_headers_their_year(tmp_path: Path) -> None:
     lines = [e for e in lines_of("lost-connection-to-peer", *WORKER) if "sourceLocation" in e]
     log = write(tmp_path / "worker.log", transcripts.single(lines, timestamps=False))

@@ -2,8 +2,9 @@
 
 With window flags, a header takes the year of the window's end or start that
 puts it inside the window (else nearest to it). Without them it takes the
-latest year that does not put it more than a day after now, and the run says
-on stderr which year it assumed.
+latest year that does not put it more than a day after now (this year or the
+last), and the run says on stderr which year it assumed. A day that neither
+year has (29 February) gives no instant.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from pathways_workload.window import Window
 
 DAY_NS = 86400 * NANOS_PER_SECOND
 _EPOCH = datetime.date(1970, 1, 1).toordinal()
-# Years tried back from now: enough to reach a 29 February.
-_YEARS_BACK = 8
+# Years tried back from now: this one, and the last for a header ahead of today. A 29 February
+# neither has is a bad header (its line is placed after its neighbour), not one years back.
+_YEARS_BACK = 2
 
 
 def _year_of(instant_ns: int) -> int:
