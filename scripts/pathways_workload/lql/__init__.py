@@ -17,6 +17,9 @@ Choices where the documentation is silent (each pinned by a test in tests/lql):
   booleans only when the term converts to an equal number or boolean.
 - SEARCH cuts text with the LOG_ANALYZER delimiters; without a field, tokens
   may come from different fields, but a backtick phrase lies in one string.
+  It reads text only: strings of text fields, payloads and labels, never a
+  typed LogEntry field that JSON writes as a string (severity, timestamps,
+  durations, int64).
   A query without tokens, or with an unclosed backtick, is a syntax error.
 - log_id() compares URL-decoded log IDs, ignoring case like other strings.
 - Arrays are transparent anywhere along a path; a comparison holds if it

@@ -164,14 +164,13 @@ class _Compiler:
         if field.kind in checks.KEY_CONVERTERS and not field.free_keys:
             return never
         read = access.getter(field)
+        spec = fields.spec_of(field) if not field.free_keys else fields.FieldSpec("", field.kind)
 
         def search_field(entry: Entry, memo: Memo) -> bool:
             value = read(entry)
             if value is access.MISSING:
                 return False
-            token_lists = [
-                analyzer.tokens(item) for item in access.scalars(value) if isinstance(item, str)
-            ]
+            token_lists = [analyzer.tokens(item) for item in _text_strings(value, spec)]
             present = frozenset(token for tokens in token_lists for token in tokens)
             return analyzer.matches(query, token_lists, present)
 
@@ -475,11 +474,21 @@ def _entry_tokens(entry: Entry, memo: Memo) -> tuple[list[list[str]], frozenset[
     """The SEARCH tokens of every string of the entry, computed once per entry."""
     cached = memo.get("tokens")
     if not isinstance(cached, _Tokens):
-        strings = [item for item in access.scalars(entry) if isinstance(item, str)]
-        lists = [analyzer.tokens(string) for string in strings]
+        lists = [analyzer.tokens(text) for text in _text_strings(entry, fields.LOG_ENTRY_FIELDS)]
         cached = _Tokens(lists, frozenset(token for tokens in lists for token in tokens))
         memo["tokens"] = cached
     return cached.lists, cached.present
+
+
+def _text_strings(value: object, spec: fields.FieldSpec) -> list[str]:
+    """The strings SEARCH reads in `value`, a value of the field `spec`: text fields,
+    payloads and labels; never a typed LogEntry field written as a string (severity,
+    timestamps, durations, int64), since SEARCH cannot match non-text fields."""
+    return [
+        item
+        for kind, item in access.typed_scalars(value, spec)
+        if kind == fields.STRUCT and isinstance(item, str)
+    ]
 
 
 def _log_id(literal: nodes.Literal) -> Predicate:
