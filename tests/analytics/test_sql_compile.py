@@ -59,7 +59,10 @@ def test_global_restriction_and_search_cover_the_whole_row() -> None:
     assert "CONTAINS_SUBSTR(json_payload, 'hbm')" in predicate
     assert "CONTAINS_SUBSTR(log_entry" not in predicate and "severity" not in predicate
     assert "(severity IS NOT NULL AND severity IN ('WARNING'))" in where.compile_filter("warning")
-    assert "SEARCH(log_entry, 'out of memory')" in where.compile_filter('SEARCH("Out Of Memory")')
+    searched = where.compile_filter('SEARCH("Out Of Memory")')
+    assert "log_entry.text_payload, log_entry.json_payload" in searched
+    assert "'out of memory')" in searched
+    assert "severity" not in searched and "timestamp" not in searched
 
 
 def test_a_path_without_a_column_is_unsupported_with_a_caret() -> None:

@@ -12,7 +12,8 @@ the query language says `NOT missing=x` is true.
 - A global restriction is `:` on every column of the row that is present,
   each with its type's meaning (`comparisons.anywhere`); `SEARCH()`
   is BigQuery's `SEARCH` with the query folded to lower case, because the
-  query language matches SEARCH tokens without regard to case, backticks too.
+  query language matches SEARCH tokens without regard to case, backticks too;
+  of the whole row it reads every column but severity and the timestamps.
 - `log_id("x")` compares the view's decoded `log_id` column, folded.
 - `ip_in_net(field, "subnet")` is built from the Net functions (`ip_ranges`);
   inside a JSON payload only a string value counts, as in the engine.
@@ -28,6 +29,17 @@ from pathways_workload.analytics import columns, comparisons, ip_ranges, operand
 from pathways_workload.lql import analyzer, diagnostics, fields, networks, nodes, parser, values
 
 TIMESTAMP_BOUNDS = {">=": "start", "<=": "end"}
+# What a SEARCH of the whole entry reads: every column but the typed ones held as text or
+# timestamps (severity, the timestamps), since SEARCH cannot match non-text fields.
+SEARCHED_ROW = (
+    "STRUCT("
+    + ", ".join(
+        f"{columns.VIEW_ALIAS}.{field.name}"
+        for field in columns.VIEW_COLUMNS
+        if field.kind not in (fields.SEVERITY, fields.TIMESTAMP)
+    )
+    + ")"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,8 +165,10 @@ class _Compiler:
             ) from error
         query = sql.string(values.fold(node.query.text))
         if node.path is None:
-            return f"SEARCH({columns.VIEW_ALIAS}, {query})"
+            return f"SEARCH({SEARCHED_ROW}, {query})"
         operand = operands.resolve(node.path, self._text)
+        if operand.record:
+            return f"SEARCH({operand.column}, {query})"
         if operand.kind == columns.JSON:
             return f"SEARCH({operand.json_query if operand.keys else operand.column}, {query})"
         if operand.kind == fields.STRING:
