@@ -42,6 +42,10 @@ def line_of(entry: dict[str, Any], ensure_ascii: bool = True) -> bytes:
         ('httpRequest.status="503"', {"httpRequest": {"status": 503}}),
         ('sourceLocation.line="0042"', {"sourceLocation": {"line": "42"}}),
         ('timestamp="2026-10-22T13:10:00+02:00"', {"timestamp": "2026-10-22T11:10:00Z"}),
+        # A severity written as the enum's number (proto3 JSON's other form) is that level.
+        ("severity>=WARNING", {"severity": 400}),
+        ("severity=ERROR", {"severity": "500"}),
+        ('severity:WARNING textPayload:"x"', {"severity": 400, "textPayload": "x"}),
         # Global restrictions search typed fields by their type.
         ("WARNING", {"severity": 400}),
         ("warning", {"severity": "0400"}),

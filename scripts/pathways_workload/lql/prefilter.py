@@ -13,7 +13,8 @@ A global restriction (or `:` on a LogEntry message) searches typed fields too:
 one whose value may be a timestamp or duration gives none, and one that names
 a severity also accepts the level's number (`"severity": 400` is WARNING).
 
-Why it is exact: when a line is ASCII without `\\u` or `\\/` escapes, every
+Why it is exact: when a line is ASCII without `\\u` or `\\/` escapes (or a
+severity written as a number, which a line is let through with), every
 string of its entry is ASCII and appears in the line as written, except for
 `"`, `\\` and control characters, which terms never contain; folding ASCII is
 lowercasing, so a case-insensitive search of the line finds every such
@@ -35,8 +36,9 @@ from pathways_workload.lql import analyzer, checks, fields, nodes, values
 
 Groups = list[frozenset[bytes]]
 
-# JSON escapes after which a line's text is no longer as written.
-UNDECIDABLE_ESCAPES = rb"\\[u/]"
+# JSON escapes after which a line's text is no longer as written, and a severity written as
+# the enum's number (severity comparisons look for the levels' names).
+UNDECIDABLE_ESCAPES = rb'\\[u/]|"severity"[ \t]*:[ \t]*"?-?[0-9]'
 # Memory budget of the RE2 set. A set of literals needs about one DFA state
 # per character of its terms, so any filter under the length limit stays far
 # below this; a DFA out of memory would report "no match", a false negative.
