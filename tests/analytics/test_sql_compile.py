@@ -65,6 +65,16 @@ def test_global_restriction_and_search_cover_the_whole_row() -> None:
     assert "severity" not in searched and "timestamp" not in searched
 
 
+def test_a_json_key_with_a_quote_is_unsupported_with_a_caret() -> None:
+    """No documented JSON path holds a quote or backslash: said at the path, so the user's
+    --filter is named with a caret under it (it was a bare error without either)."""
+    for text, column in (('severity>=ERROR jsonPayload."a\\"b"="x"', 16), ('labels."k\\\\v":*', 0)):
+        with pytest.raises(LqlUnsupportedError) as raised:
+            where.compile_filter(text)
+        assert "quote or backslash" in raised.value.render()
+        assert raised.value.render().splitlines()[-1] == " " * column + "^"
+
+
 def test_a_path_without_a_column_is_unsupported_with_a_caret() -> None:
     with pytest.raises(LqlUnsupportedError) as raised:
         where.compile_filter('severity>=ERROR httpRequest.latency>"1s"')

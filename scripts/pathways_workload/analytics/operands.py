@@ -97,7 +97,7 @@ def _proto_operand(ref: fields.FieldRef, path: nodes.Path, filter_text: str) -> 
     field, names = columns.AUDIT_LOG, [AUDIT_LOG_COLUMN]
     for position, key in enumerate(keys):
         if field.kind == columns.JSON:
-            return Operand(columns.JSON, ".".join(names), keys[position:])
+            return _json_operand(".".join(names), keys[position:], path, filter_text)
         found = columns.child(field, key, ignore_case=True)
         if found is None:
             reason = (
@@ -119,12 +119,26 @@ def _operand(
 ) -> Operand:
     """The operand of a resolved view field, with the free keys below it."""
     if field.kind == columns.JSON:
-        return Operand(columns.JSON, column_sql, free_keys)
+        return _json_operand(column_sql, free_keys, path, filter_text)
     if field.kind == columns.RECORD:
         return Operand(columns.RECORD, column_sql, record=True)
     if defaulted and field.kind in DEFAULTS and field.name != "timestamp":
         return Operand(field.kind, column_sql, default=DEFAULTS[field.kind])
     return Operand(field.kind, column_sql)
+
+
+def _json_operand(
+    column_sql: str, keys: tuple[str, ...], path: nodes.Path, filter_text: str
+) -> Operand:
+    """The operand of keys below a JSON column; a key holding a double quote or backslash has
+    no JSON path BigQuery documents (`sql.json_path`)."""
+    for key in keys:
+        if '"' in key or "\\" in key:
+            reason = (
+                f"the JSON key {key!r} has a quote or backslash, which a JSON path cannot address"
+            )
+            raise _unsupported(path, filter_text, reason)
+    return Operand(columns.JSON, column_sql, keys)
 
 
 def _unsupported(
