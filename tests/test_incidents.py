@@ -304,3 +304,20 @@ def test_every_report_gives_its_window(action: str) -> None:
     target = expected("host-oom-worker")["target"]
     window = json.loads(out)["window"]
     assert (window["start"], window["end"]) == (target["start_time"], target["end_time"])
+
+
+def test_a_pod_prefix_that_takes_another_workloads_pods_says_so() -> None:
+    """`llama-train` is a prefix of the unrelated JobSet `llama-train-eval`, which crashed
+    first: a triage by the prefix reads both as one workload, and a note names the two."""
+    args = [a for a in target_args("lost-connection-to-peer") if not a.startswith("--workload")]
+    code, _out, err = run_cli(*args, "--pod_prefix=llama-train", "--action=triage")
+    assert code == 0, err
+    assert (
+        'note: the pod-name prefix "llama-train" matched the pods of 2 workloads '
+        "(jobset:llama-train, jobset:llama-train-eval), read here as one; to look at one "
+        "alone, name it with --jobset_name, --lws_name or --job_name (--action=pods lists "
+        "each pod's owner)"
+    ) in err.splitlines()
+    code, _out, err = run_cli(*args, "--pod_prefix=llama-train-worker-", "--action=errors")
+    assert code == 0, err
+    assert "note: the pod-name prefix" not in err

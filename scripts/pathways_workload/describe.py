@@ -44,6 +44,27 @@ def container_of(entry: Entry) -> str | None:
     return container if isinstance(container, str) else None
 
 
+# Labels naming the object that made a line's pod, the most specific first.
+OWNER_LABELS = (
+    ("jobset", labels.JOBSET_NAME),
+    ("lws", labels.LWS_NAME),
+    ("job", labels.JOB_NAME),
+)
+
+
+def owner_of(entry: Entry) -> tuple[str, str] | None:
+    """The kind and name of the object that made the entry's pod, by its labels (GKE's
+    top-level controller when no JobSet, LWS or Job label is there); None when none names it."""
+    found = entry_labels(entry)
+    for kind, key in OWNER_LABELS:
+        if isinstance(found.get(key), str):
+            return kind, str(found[key])
+    owner_type, owner_name = found.get(labels.OWNER_TYPE), found.get(labels.OWNER_NAME)
+    if owner_type is None and owner_name is None:
+        return None
+    return str(owner_type or "?").lower(), str(owner_name or "?")
+
+
 def node_of(entry: Entry) -> str | None:
     """The node (GCE instance) an entry is about, wherever the entry says it."""
     places = (

@@ -23,10 +23,12 @@ random part) matches no layout and implies nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from pathways_workload import labels
+from pathways_workload.describe import container_of, owner_of, pod_of
 from pathways_workload.selectors import REPLICATED_JOB_NAMES
+from pathways_workload.sources.base import Entry
 from pathways_workload.target import Workload
 
 _SUFFIX = r"[a-z0-9]{5}"
@@ -120,3 +122,26 @@ def generated_stem(pod: str) -> str | None:
     (a Job's pods: a restart's new pod has the same stem), or None when it has none."""
     found = _GENERATED.fullmatch(pod)
     return found.group("stem") if found else None
+
+
+def mixed_owner_notes(workloads: Sequence[Workload], entries: Iterable[Entry]) -> list[str]:
+    """A note for each pod-name prefix whose pods' lines came from more than one object:
+    `--pod_prefix=train` also takes the pods of JobSet `train-2`, and reads them as one."""
+    prefixes = [w.name for w in workloads if w.kind == "pod"]
+    if not prefixes:
+        return []
+    owners: dict[str, set[str]] = {prefix: set() for prefix in prefixes}
+    for entry in entries:
+        pod, owner = pod_of(entry), owner_of(entry)
+        if not pod or owner is None or not container_of(entry):
+            continue
+        for prefix in prefixes:
+            if pod.startswith(prefix):
+                owners[prefix].add(":".join(owner))
+    return [
+        f'note: the pod-name prefix "{prefix}" matched the pods of {len(found)} workloads '
+        f"({', '.join(sorted(found))}), read here as one; to look at one alone, name it with "
+        "--jobset_name, --lws_name or --job_name (--action=pods lists each pod's owner)"
+        for prefix, found in owners.items()
+        if len(found) > 1
+    ]

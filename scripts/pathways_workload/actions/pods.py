@@ -4,20 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pathways_workload import filters, labels, selectors
+from pathways_workload import filters, selectors
 from pathways_workload.actions.common import fetch, narrowing
 from pathways_workload.actions.tally import budget_note, per_key, report_limit, time_span
-from pathways_workload.describe import container_of, entry_labels, node_of, pod_of
+from pathways_workload.describe import container_of, node_of, owner_of, pod_of
 from pathways_workload.plan import Results
 from pathways_workload.query import Request
 from pathways_workload.reports import TableReport
 from pathways_workload.sources.base import Entry, Fetch
-
-OWNER_LABELS = (
-    ("jobset", labels.JOBSET_NAME),
-    ("lws", labels.LWS_NAME),
-    ("job", labels.JOB_NAME),
-)
 
 
 def build_pods(request: Request) -> list[Fetch]:
@@ -54,12 +48,7 @@ def build_pods(request: Request) -> list[Fetch]:
 
 
 def _owner(entry: Entry) -> tuple[str, str]:
-    found = entry_labels(entry)
-    for kind, key in OWNER_LABELS:
-        if isinstance(found.get(key), str):
-            return kind, str(found[key])
-    kind = found.get(labels.OWNER_TYPE) or "?"
-    return str(kind).lower(), str(found.get(labels.OWNER_NAME) or "?")
+    return owner_of(entry) or ("?", "?")
 
 
 def _row(pod: str, entries: list[Entry]) -> dict[str, Any]:
