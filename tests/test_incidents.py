@@ -321,3 +321,16 @@ def test_a_pod_prefix_that_takes_another_workloads_pods_says_so() -> None:
     code, _out, err = run_cli(*args, "--pod_prefix=llama-train-worker-", "--action=errors")
     assert code == 0, err
     assert "note: the pod-name prefix" not in err
+
+
+def test_no_verdict_points_at_the_namespace(tmp_path: Path) -> None:
+    """A workload run outside `default`, triaged without --namespace, logged nothing there:
+    the answer names the namespace flag among what to check."""
+    text = (INCIDENTS / "host-oom-worker.json").read_text()
+    moved = tmp_path / "ml-prod.json"
+    for key in ("namespace_name", "namespace"):
+        text = text.replace(f'"{key}": "default"', f'"{key}": "ml-prod"')
+    moved.write_text(text)
+    code, out, err = run_cli(f"--logs_file={moved}", "--jobset_name=gemma-train", "--action=triage")
+    assert code == 0, err
+    assert "Check the window, the namespace (--namespace, `default` unless given)" in out

@@ -51,9 +51,10 @@ class TriageReport:
 
 # A triage report's answer when the window holds none of the workload's lines.
 NO_VERDICT = (
-    "No verdict: the window holds none of the workload's lines. Check the window and the "
-    "workload flags (--action=preflight says whether the workload logged; offline, leave out "
-    "the window flags to read the export's whole span)."
+    "No verdict: the window holds none of the workload's lines. Check the window, the "
+    "namespace (--namespace, `default` unless given) and the workload flags (--action=pods "
+    "lists the pods that logged in a namespace, --action=preflight whether the workload "
+    "logged; offline, leave out the window flags to read the export's whole span)."
 )
 
 
