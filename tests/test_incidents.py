@@ -334,3 +334,33 @@ def test_no_verdict_points_at_the_namespace(tmp_path: Path) -> None:
     code, out, err = run_cli(f"--logs_file={moved}", "--jobset_name=gemma-train", "--action=triage")
     assert code == 0, err
     assert "Check the window, the namespace (--namespace, `default` unless given)" in out
+
+
+def test_a_same_named_jobset_in_another_namespace_is_not_the_root_cause(tmp_path: Path) -> None:
+    """The JobSet controller logs for every namespace: its errors about a JobSet of the same
+    name in namespace staging, earlier, are not about the workload in default."""
+    entries = json.loads((INCIDENTS / "jobset-name-too-long.json").read_text())
+    elsewhere = []
+    for entry in entries:
+        text = entry.get("textPayload", "")
+        if (
+            entry["resource"]["labels"].get("namespace_name") == "jobset-system"
+            and "\tERROR\t" in text
+        ):
+            moved = {**entry, "insertId": entry["insertId"] + "-staging"}
+            moved["textPayload"] = text.replace('"namespace":"default"', '"namespace":"staging"')
+            moved["textPayload"] = moved["textPayload"].replace(
+                '"namespace": "default"', '"namespace": "staging"'
+            )
+            moved["timestamp"] = "2026-11-26T16:05:00.000000001Z"
+            elsewhere.append(moved)
+    assert elsewhere
+    export = tmp_path / "two-namespaces.json"
+    export.write_text(json.dumps(entries + elsewhere))
+    args = [
+        f"--logs_file={export}" if a.startswith("--logs_file") else a
+        for a in target_args("jobset-name-too-long", True)
+    ]
+    code, out, err = run_cli(*args, "--action=triage", "--format=json")
+    assert code == 0, err
+    _same_failure(json.loads(out)["root_cause"], expected("jobset-name-too-long")["root_cause"])

@@ -53,6 +53,8 @@ from pathways_workload.triage.shape import learn_shape, unseen_host_line
 WORKER_CONTAINER = WORKER_CONTAINERS[0]
 # Controllers log through zap: `<time>\tINFO\t<logger>\t<message>` even on stderr.
 _ROUTINE_LEVEL_RE = re.compile(r"\t(?:DEBUG|INFO)\t")
+# The namespaces a controller line names (zap fields and klog object references).
+_NAMESPACE_RE = re.compile(r'"namespace": ?"([^"]*)"')
 # A root cause known only downstream this soon after the window's start may report a failure
 # that began before it; the earlier start suggested reaches this far back.
 EARLY_NS = 60 * 10**9
@@ -158,10 +160,14 @@ def _on_host(
     return found
 
 
-def _about(entry: Entry, names: Sequence[str]) -> bool:
-    """A controller error about one of the workload's objects (named exactly, quoted)."""
+def _about(entry: Entry, names: Sequence[str], namespace: str) -> bool:
+    """A controller error about one of the workload's objects (named exactly, quoted), in its
+    namespace when the line names one: a JobSet of the same name elsewhere is another's."""
     text = message(entry)
-    return not _ROUTINE_LEVEL_RE.search(text) and any(f'"{name}"' in text for name in names)
+    if _ROUTINE_LEVEL_RE.search(text) or not any(f'"{name}"' in text for name in names):
+        return False
+    namespaces = _NAMESPACE_RE.findall(text)
+    return not namespaces or namespace in namespaces
 
 
 def _own_events(found: TriageResults, request: Request) -> list[Entry]:
@@ -197,7 +203,8 @@ def _evidence(
     ]
     if not any(result.entries for result in found.latest):
         names = [workload.name for workload in request.target.workloads]
-        entries += [e for e in found.entries(found.controller) if _about(e, names)]
+        namespace = request.target.namespace
+        entries += [e for e in found.entries(found.controller) if _about(e, names, namespace)]
     evidence = [item for item in map(classify, entries) if item is not None]
     return rules.shutting_down(with_tracebacks(evidence, crashes, found.follow_ups))
 
