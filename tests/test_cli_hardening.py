@@ -309,6 +309,31 @@ def test_shaping_printed_lines_is_refused_by_report_actions(
     assert "--fetch_limit bounds what its reads fetch" in err.splitlines()[-1]
 
 
+IDLE_FETCH_LIMIT = (
+    "note: --fetch_limit bounds the lines fetched before --first_per_pod groups them; without "
+    "--first_per_pod, --action={} fetches at most --limit lines, so --fetch_limit changes "
+    "nothing here"
+)
+
+
+@pytest.mark.parametrize("source", [(), (f"--logs_file={INCIDENT}",)])
+@pytest.mark.parametrize("action", ["errors", "user-workload", "pod-events"])
+def test_a_fetch_limit_without_grouping_is_said_to_change_nothing(
+    action: str, source: tuple[str, ...]
+) -> None:
+    """Without --first_per_pod an entry action fetches --limit lines: --fetch_limit=5 was
+    silently ignored (every line still printed, the printed commands unchanged)."""
+    code, out, err = run_cli(f"--action={action}", *BASE, "--fetch_limit=5", *source)
+    assert code == 0, err
+    assert IDLE_FETCH_LIMIT.format(action) in err.splitlines()
+    code, out, err = run_cli(f"--action={action}", *BASE, "--fetch_limit=5", "--first_per_pod=1")
+    assert code == 0, err
+    assert "--fetch_limit changes nothing" not in err and "--limit=5 " in out
+    for other in ("node-ooms", "pods"):  # discovery and reports read up to it
+        code, out, err = run_cli(f"--action={other}", *BASE, "--fetch_limit=5")
+        assert code == 0 and "--fetch_limit changes nothing" not in err, err
+
+
 def test_entry_actions_default_to_two_hundred_lines_earliest_first() -> None:
     """Leaving --limit and --order out still means 200 lines, earliest first."""
     code, out, _ = run_cli("--action=errors", *BASE)

@@ -228,7 +228,6 @@ def build_parser() -> argparse.ArgumentParser:
         shaping,
         "fetch_limit",
         type=_count,
-        default=1000,
         help="lines fetched before grouping (default 1000)",
     )
     _flag(
@@ -381,7 +380,7 @@ def options_from(args: argparse.Namespace) -> Options:
         limit=args.limit or Options.limit,
         order=args.order or Options.order,
         first_per_pod=args.first_per_pod,
-        fetch_limit=args.fetch_limit,
+        fetch_limit=args.fetch_limit or Options.fetch_limit,
         filter_text=args.filter,
     )
 

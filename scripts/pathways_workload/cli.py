@@ -242,6 +242,19 @@ def _check_entry_flags(args: argparse.Namespace, action: Action) -> None:
         )
 
 
+def _note_idle_fetch_limit(args: argparse.Namespace, action: Action, err: TextIO) -> None:
+    """--fetch_limit bounds what an entry action fetches before --first_per_pod groups it (and
+    what node discovery reads); otherwise the action fetches --limit lines, so say it is idle."""
+    if args.fetch_limit is None or args.first_per_pod or action.reads_nodes:
+        return
+    if action.report is EntryReport:
+        err.write(
+            "note: --fetch_limit bounds the lines fetched before --first_per_pod groups them; "
+            f"without --first_per_pod, --action={action.name} fetches at most --limit lines, "
+            "so --fetch_limit changes nothing here\n"
+        )
+
+
 def _check_container_names(action: Action, request: Request) -> None:
     """--container_names narrows the container lines an action reads; an action whose first
     queries read none (events, nodes) would silently ignore it."""
@@ -296,6 +309,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
         request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
         _check_container_names(action, request)
+        _note_idle_fetch_limit(args, action, err)
         # Print mode, and preflight in the cloud, which prints its queries when denied.
         printing = source is None or (action.runs_without_execute and not args.logs_file)
         printer = engine.printer() if printing else GcloudPrinter()
