@@ -334,6 +334,22 @@ def test_a_fetch_limit_without_grouping_is_said_to_change_nothing(
         assert code == 0 and "--fetch_limit changes nothing" not in err, err
 
 
+@pytest.mark.parametrize("action", ["triage", "versions"])
+@pytest.mark.parametrize("source", [(), ("--execute",)])
+def test_container_names_for_an_action_that_reads_every_container_is_refused(
+    action: str, source: tuple[str, ...]
+) -> None:
+    """Triage and versions read every container by role: --container_names=trainer printed
+    (or ran) the same queries as without it, exit 0, and said nothing."""
+    code, out, err = run_cli(f"--action={action}", *BASE, "--container_names=trainer", *source)
+    assert (code, out) == (2, ""), err
+    assert err == (
+        f"error: --container_names: --action={action} reads every container of the workload "
+        "by role; the flag only names the container of text logs given with --logs_file: "
+        "leave it out\n"
+    )
+
+
 def test_entry_actions_default_to_two_hundred_lines_earliest_first() -> None:
     """Leaving --limit and --order out still means 200 lines, earliest first."""
     code, out, _ = run_cli("--action=errors", *BASE)

@@ -255,12 +255,19 @@ def _note_idle_fetch_limit(args: argparse.Namespace, action: Action, err: TextIO
         )
 
 
-def _check_container_names(action: Action, request: Request) -> None:
+def _check_container_names(action: Action, request: Request, offline: bool) -> None:
     """--container_names narrows the container lines an action reads; an action whose first
-    queries read none (events, nodes) would silently ignore it."""
+    queries read none (events, nodes), or that reads every container by role and has no text
+    logs to name the container of, would silently ignore it."""
     names = request.target.container_names
-    if not names or action.every_container:
+    if not names or (action.every_container and offline):
         return
+    if action.every_container:
+        raise UsageError(
+            f"--container_names: --action={action.name} reads every container of the workload "
+            "by role; the flag only names the container of text logs given with --logs_file: "
+            "leave it out"
+        )
     clause = filters.one_of("resource.labels.container_name", names)
     fetches = action.stages[0].build(action.request_for(request), Results())
     if not any(clause in fetch.query.filter for fetch in fetches):
@@ -308,7 +315,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         source, window, settle = _source_and_window(args, action, tgt, engine, clock, err, stack)
         issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
         request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
-        _check_container_names(action, request)
+        _check_container_names(action, request, bool(args.logs_file))
         _note_idle_fetch_limit(args, action, err)
         # Print mode, and preflight in the cloud, which prints its queries when denied.
         printing = source is None or (action.runs_without_execute and not args.logs_file)
