@@ -3,6 +3,7 @@ and every command that names a bundled incident runs."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pathways_workload.arguments import build_parser
+from pathways_workload.lql import compile_filter
 from pathways_workload.registry import ACTIONS
 from tests.helpers import run_cli
 
@@ -149,3 +151,41 @@ def test_the_skill_action_table_is_the_registry() -> None:
 
 def test_the_skill_stays_under_500_lines() -> None:
     assert len((ROOT / "SKILL.md").read_text().splitlines()) < 500
+
+
+def _saved(record: dict[str, str], entries: list[dict[str, object]]) -> list[dict[str, object]]:
+    """What a printed `gcloud logging read` command returns from these entries."""
+    words = shlex.split(record["command"])
+    limit = int(next(w for w in words if w.startswith("--limit=")).split("=", 1)[1])
+    matched = sorted(
+        (e for e in entries if compile_filter(record["filter"]).matches(e)),
+        key=lambda e: str(e["timestamp"]),
+        reverse="--order=desc" in words,
+    )
+    return matched[:limit]
+
+
+def test_the_save_once_example_replays_what_it_printed(tmp_path: Path) -> None:
+    """The playbook said: save a printed command's output and replay it with
+    --min_severity=DEFAULT; the printed command had the default floor and --limit, so the
+    replay showed a third of the RM's lines and said nothing of the rest."""
+    text = (ROOT / "references" / "container-playbooks.md").read_text()
+    block = next(b for b in _shell_blocks(text) if '--logs_file="{export_path}"' in b)
+    printed, replayed = [
+        c
+        for d, c in commands()
+        if d == "container-playbooks.md"
+        and c in [line.strip() for line in block.replace("\\\n", " ").splitlines()]
+    ]
+    values = {**PLACEHOLDERS, **DEMO}
+    for placeholder, value in values.items():
+        printed = printed.replace(placeholder, value)
+    code, out, err = run_cli(*_argv(printed), "--format=json")
+    assert code == 0, err
+    incident = json.loads(Path(ROOT / DEMO["{export_path}"]).read_text())
+    saved = [e for line in out.splitlines() for e in _saved(json.loads(line), incident)]
+    (tmp_path / "saved.json").write_text(json.dumps(saved))
+    whole = run_cli(*_argv(replayed))
+    assert whole[0] == 0 and whole[1], whole[2]
+    argv = [a for a in _argv(replayed) if not a.startswith("--logs_file=")]
+    assert run_cli(*argv, f"--logs_file={tmp_path / 'saved.json'}")[1] == whole[1]
