@@ -350,6 +350,18 @@ def test_container_names_for_an_action_that_reads_every_container_is_refused(
     )
 
 
+def test_container_names_with_query_says_to_put_the_container_in_the_filter() -> None:
+    """The refusal said query reads no container lines, "its events or nodes belong to pods":
+    untrue of a filter that selects container lines, and no help to write one."""
+    argv = ("--action=query", "--filter=severity>=ERROR", "--container_names=trainer")
+    code, out, err = run_cli(*argv, "--project=pw-demo")
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: --container_names: --action=query reads what --filter selects: put "
+        'resource.labels.container_name="trainer" in --filter instead\n'
+    )
+
+
 def test_entry_actions_default_to_two_hundred_lines_earliest_first() -> None:
     """Leaving --limit and --order out still means 200 lines, earliest first."""
     code, out, _ = run_cli("--action=errors", *BASE)

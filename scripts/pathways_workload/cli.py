@@ -271,6 +271,11 @@ def _check_container_names(action: Action, request: Request, offline: bool) -> N
     clause = filters.one_of("resource.labels.container_name", names)
     fetches = action.stages[0].build(action.request_for(request), Results())
     if not any(clause in fetch.query.filter for fetch in fetches):
+        if request.options.filter_text is not None:
+            raise UsageError(
+                f"--container_names: --action={action.name} reads what --filter selects: put "
+                f'resource.labels.container_name="{names[0]}" in --filter instead'
+            )
         raise UsageError(
             f"--container_names selects container lines; --action={action.name} reads none "
             "(its events or nodes belong to pods, not containers): leave it out"
