@@ -362,6 +362,16 @@ def test_container_names_with_query_says_to_put_the_container_in_the_filter() ->
     )
 
 
+@pytest.mark.parametrize("flag", ["jobset_name", "pod_prefix", "node_names"])
+def test_a_name_too_long_for_kubernetes_says_so(flag: str) -> None:
+    """A 254-character name of valid characters was refused as "not a valid name; use
+    lowercase letters, digits, '-' and '.'", which it already was."""
+    name = "a" * 254
+    code, out, err = run_cli("--project=pw-demo", "--action=node-ooms", f"--{flag}={name}")
+    assert (code, out) == (2, "")
+    assert err == f"error: --{flag}='{name}': 254 characters; a Kubernetes name has at most 253\n"
+
+
 def test_entry_actions_default_to_two_hundred_lines_earliest_first() -> None:
     """Leaving --limit and --order out still means 200 lines, earliest first."""
     code, out, _ = run_cli("--action=errors", *BASE)

@@ -67,8 +67,12 @@ def check_name(
 ) -> str:
     """Refuse names that Kubernetes would not accept (quotes, spaces, parentheses...);
     `given` is the flag's whole value when the name is only part of it."""
-    if len(value) > 253 or not pattern.fullmatch(value):
-        said = given if given is not None else value
+    said = given if given is not None else value
+    if len(value) > 253:
+        raise UsageError(
+            f"--{flag}={said!r}: {len(value)} characters; a Kubernetes name has at most 253"
+        )
+    if not pattern.fullmatch(value):
         raise UsageError(
             f"--{flag}={said!r}: not a valid name; use lowercase letters, digits, '-' and '.'"
         )
