@@ -330,8 +330,21 @@ def test_a_fetch_limit_without_grouping_is_said_to_change_nothing(
     assert code == 0, err
     assert "--fetch_limit changes nothing" not in err and "--limit=5 " in out
     for other in ("node-ooms", "pods"):  # discovery and reports read up to it
-        code, out, err = run_cli(f"--action={other}", *BASE, "--fetch_limit=5")
+        code, out, err = run_cli(f"--action={other}", *BASE, "--fetch_limit=30000")
         assert code == 0 and "--fetch_limit changes nothing" not in err, err
+
+
+def test_a_fetch_limit_under_node_discovery_s_floor_is_said_to_change_nothing() -> None:
+    """Node discovery reads 25,000 lines whatever a lower --fetch_limit says."""
+    code, out, err = run_cli("--action=node-ooms", *BASE, "--fetch_limit=5")
+    assert code == 0, err
+    assert (
+        "note: --fetch_limit bounds the lines fetched before --first_per_pod groups them; "
+        "without --first_per_pod, --action=node-ooms fetches at most --limit lines, and its "
+        "node discovery reads up to 25,000 lines unless --fetch_limit is higher, so "
+        "--fetch_limit changes nothing here"
+    ) in err.splitlines()
+    assert "--limit=25000" in out
 
 
 @pytest.mark.parametrize("action", ["triage", "versions"])

@@ -15,6 +15,7 @@ from contextlib import ExitStack
 from typing import TextIO, cast
 
 from pathways_workload import filters, target, user_filter
+from pathways_workload.actions import tally
 from pathways_workload.analytics import sql
 from pathways_workload.analytics.dataset import Dataset
 from pathways_workload.arguments import (
@@ -34,7 +35,7 @@ from pathways_workload.render.html import HTML_REPORTS
 from pathways_workload.render.printed import GcloudPrinter, Printer
 from pathways_workload.reports import EntryReport
 from pathways_workload.runner import PRINT_NEEDS_PROJECT, Output, Settle, run_action
-from pathways_workload.sources.base import Source
+from pathways_workload.sources.base import PAGE_SIZE, Source
 from pathways_workload.sources.files import FileSource, plausible_window
 from pathways_workload.sources.text_logs import TextLogOptions, TextLogs
 from pathways_workload.timestamps import parse_timestamp_ns
@@ -244,15 +245,23 @@ def _check_entry_flags(args: argparse.Namespace, action: Action) -> None:
 
 def _note_idle_fetch_limit(args: argparse.Namespace, action: Action, err: TextIO) -> None:
     """--fetch_limit bounds what an entry action fetches before --first_per_pod groups it (and
-    what node discovery reads); otherwise the action fetches --limit lines, so say it is idle."""
-    if args.fetch_limit is None or args.first_per_pod or action.reads_nodes:
+    what node discovery reads past its own floor); otherwise the action fetches --limit lines,
+    so say it is idle."""
+    if args.fetch_limit is None or args.first_per_pod or action.report is not EntryReport:
         return
-    if action.report is EntryReport:
-        err.write(
-            "note: --fetch_limit bounds the lines fetched before --first_per_pod groups them; "
-            f"without --first_per_pod, --action={action.name} fetches at most --limit lines, "
-            "so --fetch_limit changes nothing here\n"
-        )
+    floor = tally.REPORT_PAGES * PAGE_SIZE
+    if action.reads_nodes and args.fetch_limit > floor:
+        return
+    discovery = (
+        f", and its node discovery reads up to {floor:,} lines unless --fetch_limit is higher"
+        if action.reads_nodes
+        else ""
+    )
+    err.write(
+        "note: --fetch_limit bounds the lines fetched before --first_per_pod groups them; "
+        f"without --first_per_pod, --action={action.name} fetches at most --limit lines"
+        f"{discovery}, so --fetch_limit changes nothing here\n"
+    )
 
 
 def _check_container_names(action: Action, request: Request, offline: bool) -> None:
