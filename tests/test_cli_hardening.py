@@ -363,6 +363,18 @@ def test_container_names_for_an_action_that_reads_every_container_is_refused(
     )
 
 
+def test_container_names_replaying_triage_says_what_it_names() -> None:
+    """Replaying a JSON export, triage took --container_names=trainer, read every container
+    anyway and said nothing."""
+    code, _, err = run_cli(*TOOL[2:], *TRIAGE, "--container_names=trainer")
+    assert code == 0, err
+    assert (
+        "note: --action=triage reads every container of the workload by role: "
+        "--container_names only names the container of text logs that name none (no "
+        "[pod/NAME/CONTAINER] prefix, no POD/CONTAINER.log path)"
+    ) in err.splitlines()
+
+
 def test_container_names_with_query_says_to_put_the_container_in_the_filter() -> None:
     """The refusal said query reads no container lines, "its events or nodes belong to pods":
     untrue of a filter that selects container lines, and no help to write one."""

@@ -264,6 +264,17 @@ def _note_idle_fetch_limit(args: argparse.Namespace, action: Action, err: TextIO
     )
 
 
+def _note_container_names_offline(action: Action, request: Request, err: TextIO) -> None:
+    """Replayed, an action that reads every container by role takes --container_names only as
+    the container of text logs that name none: say so, as a JSON export ignores it."""
+    if request.target.container_names and action.every_container:
+        err.write(
+            f"note: --action={action.name} reads every container of the workload by role: "
+            "--container_names only names the container of text logs that name none (no "
+            "[pod/NAME/CONTAINER] prefix, no POD/CONTAINER.log path)\n"
+        )
+
+
 def _check_container_names(action: Action, request: Request, offline: bool) -> None:
     """--container_names narrows the container lines an action reads; an action whose first
     queries read none (events, nodes), or that reads every container by role and has no text
@@ -331,6 +342,8 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
         _check_container_names(action, request, bool(args.logs_file))
         _note_idle_fetch_limit(args, action, err)
+        if args.logs_file:
+            _note_container_names_offline(action, request, err)
         # Print mode, and preflight in the cloud, which prints its queries when denied.
         printing = source is None or (action.runs_without_execute and not args.logs_file)
         printer = engine.printer() if printing else GcloudPrinter()
