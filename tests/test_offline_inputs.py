@@ -952,15 +952,21 @@ def test_data_after_a_closed_array_is_named_at_its_line(
     tmp_path: Path, layout: str, after: str
 ) -> None:
     """It was "this entry is cut short" at the last whole entry, or "the JSON array is not
-    closed" though it was."""
+    closed" though it was. A second array (the outputs of several printed gcloud commands
+    saved to one file) is said to be one, with what to do."""
     text = _array_texts(_entries())[layout]
     path = tmp_path / "a.json"
     path.write_text(text + after + "\n")
     code, _, err = run_cli(*ERRORS, f"--logs_file={path}")
     assert code == 5, err
     line = text.count("\n") + 1
+    another = (
+        ": another array, as when several gcloud commands' outputs go to one file; save each "
+        "to its own file and give their folder to --logs_file"
+    )
     assert err.splitlines()[-1] == (
-        f"error: {path}:{line}: data after the end of the JSON array; {INCOMPLETE}"
+        f"error: {path}:{line}: data after the end of the JSON array"
+        f"{another if after.startswith('[') else ''}; {INCOMPLETE}"
     )
 
 

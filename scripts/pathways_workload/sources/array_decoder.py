@@ -30,6 +30,18 @@ def _misplaced(token: str, expected: str) -> str:
     return "no comma after the entry before this one"
 
 
+def after_array(another: bool) -> str:
+    """What to say of data after an export's closing `]`; `another`: it opens a second array,
+    as when the outputs of several printed gcloud commands were saved to one file."""
+    if not another:
+        return "data after the end of the JSON array"
+    return (
+        "data after the end of the JSON array: another array, as when several gcloud "
+        "commands' outputs go to one file; save each to its own file and give their folder "
+        "to --logs_file"
+    )
+
+
 class ArrayDecoder:
     """Entries of the array that starts (with its `[`) at the front of a stream's buffer."""
 
@@ -121,7 +133,7 @@ class ArrayDecoder:
             rest = self.text[self.position :]
             if rest.strip():
                 upto = self.position + len(rest) - len(rest.lstrip())
-                raise self._fail("data after the end of the JSON array", upto)
+                raise self._fail(after_array(rest.lstrip().startswith("[")), upto)
             if not self._read():
                 return
 

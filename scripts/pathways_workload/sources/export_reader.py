@@ -22,7 +22,7 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Generic, Protocol, TypeVar
 
 from pathways_workload.errors import InputFileError
-from pathways_workload.sources.array_decoder import ArrayDecoder
+from pathways_workload.sources.array_decoder import ArrayDecoder, after_array
 from pathways_workload.sources.background import Ahead, looked
 from pathways_workload.sources.framing import Framing, LineFraming, ObjectFraming
 from pathways_workload.sources.inputs import GZIP_MAGIC, ExportFile
@@ -245,7 +245,7 @@ def _tail(stream: Stream, framing: Framing, after_blocks: bool) -> bytes:
     if closing is not None and rest.strip(_SPACE):
         after = closing.end() + len(rest) - len(rest.lstrip(_SPACE))
         line = line_at(stream.export, stream.offset + after)
-        raise corrupt(stream.export, line, "data after the end of the JSON array")
+        raise corrupt(stream.export, line, after_array(rest.lstrip(_SPACE).startswith(b"[")))
     body = data.rstrip(_SPACE)
     if not body.endswith(b"]"):
         line = line_at(stream.export, stream.offset + len(body))
