@@ -15,7 +15,7 @@ import pytest
 from pathways_workload.render.html.escape import script_json
 from pathways_workload.render.html.triage import triage_page
 from tests.corpus.large import export
-from tests.helpers import run_cli
+from tests.helpers import container_entry, run_cli
 from tests.html_report import (
     HOSTILE,
     LONG_TAIL,
@@ -104,6 +104,28 @@ def test_workload_text_stays_text(action: str, tmp_path: Path) -> None:
     assert "\u2028" not in parsed.scripts[0] and "</" not in parsed.scripts[0]
     if action == "triage":
         assert report_data(page)["root_cause"]["message"] in HOSTILE
+
+
+@pytest.mark.parametrize("action", ["triage", "errors"])
+def test_bidirectional_controls_are_shown_not_obeyed(action: str, tmp_path: Path) -> None:
+    """A right-to-left override in a line would show it reordered (`evil` reads `live`):
+    the page shows it as `\\u202e`, as the text report does."""
+    line = "Check failed: device \u202eevil\u202c busy \x1b[31m\r\n"
+    logs = tmp_path / "bidi.json"
+    logs.write_text(json.dumps([container_entry(line, pod="llama-train-worker-0-0-\u202eab")]))
+    out = tmp_path / "report.html"
+    code, _, err = run_cli(
+        f"--logs_file={logs}",
+        "--jobset_name=llama-train",
+        f"--action={action}",
+        "--format=html",
+        f"--output={out}",
+    )
+    assert code == 0, err
+    shown = "".join(structure(out.read_text(encoding="utf-8")).text)
+    assert "Check failed: device \\u202eevil\\u202c busy \\x1b[31m" in shown
+    assert "llama-train-worker-0-0-\\u202eab" in shown
+    assert not re.search("[\u202a-\u202e\u2066-\u2069\x1b\r]", shown) and "\\x0d" not in shown
 
 
 def test_script_json_cannot_end_a_script_and_reads_back() -> None:

@@ -1,7 +1,9 @@
 """Workload text made safe for the page: HTML text and attributes, and JSON inside a script.
 
 Every log line is text the workload wrote and may contain markup; nothing
-from a log entry reaches the page except through these functions.
+from a log entry reaches the page except through these functions. Its control
+characters are shown as the text report shows them (`visible_text`): a
+right-to-left override would otherwise show a pod name or a line reordered.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ import json
 import re
 from typing import Any
 
-# C0 controls other than tab, newline and carriage return: not allowed in an HTML document.
-_CONTROLS_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+from pathways_workload.visible_text import visible
+
 # In an inline <script>, these could end the script (`</script>`), open a comment state
 # (`<!--`), or end a JavaScript line (U+2028, U+2029).
 _SCRIPT_UNSAFE = {
@@ -26,8 +28,9 @@ _SCRIPT_UNSAFE_RE = re.compile("[<>&\u2028\u2029]")
 
 
 def text(value: object) -> str:
-    """Text for an element's content or a quoted attribute value."""
-    return html.escape(_CONTROLS_RE.sub("\ufffd", str(value)), quote=True)
+    """Text for an element's content or a quoted attribute value: CRLF line ends read as
+    newlines, other control characters but tab shown as `\\xNN` or `\\uXXXX`."""
+    return html.escape(visible(str(value).replace("\r\n", "\n")), quote=True)
 
 
 def script_json(value: Any) -> str:
