@@ -79,6 +79,18 @@ def test_the_page_holds_the_root_cause_tables_and_a_lane_per_host(tmp_path: Path
     assert report_data(page)["root_cause"]["timestamp"] == planted["root_cause"]["timestamp"]
 
 
+@pytest.mark.parametrize("name", ["megascale-hang-detected", "topology-mismatch"])
+def test_the_page_names_the_lead_and_the_lowest_failing_host(name: str, tmp_path: Path) -> None:
+    """As the text report does: here the lead (the host that failed first) is not the root
+    cause's host, and only the lead line says which host to look at."""
+    hosts = expected(name)["failing_hosts"]
+    lowest = min(hosts, key=lambda h: (int(h["slice"]), int(h["host"])))
+    path, _ = write_report(tmp_path, name)
+    shown = " ".join(structure(path.read_text(encoding="utf-8")).text)
+    assert f"Lead: {hosts[0]['pod']}" in shown
+    assert f"lowest index: {lowest['pod']}" in shown
+
+
 @pytest.mark.parametrize("action", ["triage", "errors"])
 def test_workload_text_stays_text(action: str, tmp_path: Path) -> None:
     logs = hostile_export(tmp_path)

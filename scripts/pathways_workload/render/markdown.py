@@ -161,6 +161,19 @@ def _symptoms(report: dict[str, Any]) -> list[str]:
     return text
 
 
+def lead_line(report: dict[str, Any]) -> str:
+    """`Lead: POD; lowest index: POD; affected downstream: N hosts in M slices` of a triage
+    report with failing hosts."""
+    hosts, lead = report["failing_hosts"], report["lead_host"]
+    downstream = sum(1 for row in hosts if row["downstream"])
+    slices = {row["slice"] for row in hosts if row["downstream"]}
+    return (
+        f"Lead: {lead['pod']}" + (" (downstream)" if lead["downstream"] else "") + "; lowest "
+        f"index: {report['lowest_indexed_host']['pod']}; affected downstream: {downstream} hosts"
+        + (f" in {len(slices)} slices" if downstream else "")
+    )
+
+
 def _hosts(report: dict[str, Any]) -> list[str]:
     hosts = report["failing_hosts"]
     if not hosts:
@@ -179,14 +192,7 @@ def _hosts(report: dict[str, Any]) -> list[str]:
     text = ["", "## Hosts", "", title, "", tabulate(rows, headers="keys")]
     if len(shown) > MOST_ROWS:
         text.append(f"… and {len(shown) - MOST_ROWS} more")
-    downstream = len(hosts) - len(origin)
-    slices = sorted({row["slice"] for row in hosts if row["downstream"]}, key=str)
-    text += [
-        "",
-        f"Lead: {lead['pod']}" + (" (downstream)" if lead["downstream"] else "") + "; lowest "
-        f"index: {report['lowest_indexed_host']['pod']}; affected downstream: {downstream} hosts"
-        + (f" in {len(slices)} slices" if downstream else ""),
-    ]
+    text += ["", lead_line(report)]
     if report.get("failing_hosts_missing"):
         text.append(f"Incomplete: {report['failing_hosts_missing']}")
     return text

@@ -22,6 +22,7 @@ from pathways_workload.render.html.tables import (
     time_cell,
 )
 from pathways_workload.render.html.triage_lanes import first_error, triage_timeline
+from pathways_workload.render.markdown import lead_line
 from pathways_workload.reports import NO_VERDICT
 from pathways_workload.tracebacks import headline
 from pathways_workload.triage.timeline import cut_message
@@ -224,6 +225,8 @@ def _hosts(report: dict[str, Any]) -> str:
     )
     missing = [report.get("failing_hosts_missing"), report.get("quiet_hosts_missing")]
     body = "".join(f'<p class="warn">{text(said)}</p>' for said in missing if said)
+    if report.get("failing_hosts") and report.get("lead_host"):
+        body += f'<p id="lead-host">{text(lead_line(report))}</p>'
     body += (
         '<p class="meta">Earliest first.<span class="js-only"> Click a heading to sort.</span></p>'
     )
