@@ -410,3 +410,20 @@ def test_a_megabyte_last_line_is_cut_when_there_is_no_root_cause() -> None:
     page = triage_page(report)
     assert LONG_TAIL not in page and len(page) < 100_000
     assert re.search(r"A… \(\d+ more characters\)</li>", page)
+
+
+def test_first_per_pod_groups_say_how_many_lines_each_source_matched(tmp_path: Path) -> None:
+    """As the text output's `== WHERE: N of TOTAL matching lines ==`: each group's lines
+    under a heading, not one table whose rows run back in time from one pod to the next."""
+    args = (*target_args("lost-connection-to-peer"), "--action=workers", "--first_per_pod=1")
+    text_out = run_cli(*args)[1]
+    headings = re.findall(r"^== (.*): (\d+) of (\d+) matching lines ==$", text_out, re.M)
+    assert headings and any(shown != total for _, shown, total in headings)
+    out = tmp_path / "groups.html"
+    code, _, err = run_cli(*args, "--format=html", f"--output={out}")
+    assert code == 0, err
+    parsed = structure(out.read_text(encoding="utf-8"))
+    shown = "".join(parsed.text)
+    for where, count, total in headings:
+        assert f"{where}: {count} of {total} matching lines" in shown
+    assert len(parsed.tags("table")) == len(headings)

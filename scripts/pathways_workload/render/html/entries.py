@@ -16,6 +16,7 @@ from pathways_workload.render.html.lanes import Group, Lane, Mark, Timeline, tim
 from pathways_workload.render.html.page import document, section
 from pathways_workload.render.html.tables import cell, table, time_cell
 from pathways_workload.reports import EntryReport
+from pathways_workload.shaping import Stream
 from pathways_workload.sources.base import Entry, entry_time_ns
 
 SEVERITY_CLASSES = {
@@ -32,6 +33,7 @@ LEGEND = (
     ("error", "k-sev-info", "lower, or none"),
 )
 _NUMBER_RE = re.compile(r"(\d+)")
+HEADERS = ("timestamp", "severity", "where", "message")
 
 
 def _natural(name: str) -> list[object]:
@@ -59,13 +61,7 @@ def _short(place: str) -> str:
     return "/".join(parts[1:]) if len(parts) == 3 else place
 
 
-def entries_page(report: EntryReport) -> str:
-    """The matched lines as one HTML document."""
-    entries = report.stream.entries
-    notes = "".join(f'<p class="warn">{text(note)}</p>' for note in report.stream.notes)
-    if not entries:
-        empty = f"No entries matched in {report.span}. {report.empty_hint}"
-        notes += f'<p class="warn">{text(empty)}</p>'
+def _table(entries: Sequence[Entry], ident: str = "") -> str:
     rows = [
         [
             time_cell(entry.get("timestamp")),
@@ -75,7 +71,28 @@ def entries_page(report: EntryReport) -> str:
         ]
         for entry in entries
     ]
-    headers = ("timestamp", "severity", "where", "message")
+    return table(HEADERS, rows, sortable=True, ident=ident)
+
+
+def _lines(stream: Stream) -> str:
+    """The lines as one table; with `--first_per_pod`, a table per group under a heading
+    saying how many of its matching lines it shows, as the text output does."""
+    if stream.groups is None:
+        return _table(stream.entries, ident="lines-table")
+    return "".join(
+        f"<h3>{text(f'{group.where}: {len(group.entries)} of {group.total} matching lines')}"
+        f"</h3>{_table(group.entries)}"
+        for group in stream.groups
+    )
+
+
+def entries_page(report: EntryReport) -> str:
+    """The matched lines as one HTML document."""
+    entries = report.stream.entries
+    notes = "".join(f'<p class="warn">{text(note)}</p>' for note in report.stream.notes)
+    if not entries:
+        empty = f"No entries matched in {report.span}. {report.empty_hint}"
+        notes += f'<p class="warn">{text(empty)}</p>'
     body = (
         f"<header><h1>{len(entries)} log entries</h1>"
         f'<p class="meta">{text(report.span)}</p></header>{notes}'
@@ -84,7 +101,7 @@ def entries_page(report: EntryReport) -> str:
             if entries
             else ""
         )
-        + section("lines", "Lines", table(headers, rows, sortable=True, ident="lines-table"))
+        + section("lines", "Lines", _lines(report.stream))
     )
     return document(
         f"{len(entries)} log entries", body, {"span": report.span, "entries": len(entries)}
