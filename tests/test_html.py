@@ -427,3 +427,12 @@ def test_first_per_pod_groups_say_how_many_lines_each_source_matched(tmp_path: P
     for where, count, total in headings:
         assert f"{where}: {count} of {total} matching lines" in shown
     assert len(parsed.tags("table")) == len(headings)
+
+
+def test_one_entry_is_one_log_entry(tmp_path: Path) -> None:
+    out = tmp_path / "one.html"
+    args = (*target_args("host-oom-worker"), "--action=node-ooms", "--limit=1")
+    code, _, err = run_cli(*args, "--format=html", f"--output={out}")
+    assert code == 0, err
+    parsed = structure(out.read_text(encoding="utf-8"))
+    assert "1 log entry" in parsed.text and "1 log entries" not in "".join(parsed.text)

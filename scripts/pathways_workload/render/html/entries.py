@@ -86,6 +86,10 @@ def _lines(stream: Stream) -> str:
     )
 
 
+def _count(entries: Sequence[Entry]) -> str:
+    return "1 log entry" if len(entries) == 1 else f"{len(entries)} log entries"
+
+
 def entries_page(report: EntryReport) -> str:
     """The matched lines as one HTML document."""
     entries = report.stream.entries
@@ -94,7 +98,7 @@ def entries_page(report: EntryReport) -> str:
         empty = f"No entries matched in {report.span}. {report.empty_hint}"
         notes += f'<p class="warn">{text(empty)}</p>'
     body = (
-        f"<header><h1>{len(entries)} log entries</h1>"
+        f"<header><h1>{_count(entries)}</h1>"
         f'<p class="meta">{text(report.span)}</p></header>{notes}'
         + (
             section("timeline", "Timeline", timeline_html(_timeline(report, entries)))
@@ -103,6 +107,4 @@ def entries_page(report: EntryReport) -> str:
         )
         + section("lines", "Lines", _lines(report.stream))
     )
-    return document(
-        f"{len(entries)} log entries", body, {"span": report.span, "entries": len(entries)}
-    )
+    return document(_count(entries), body, {"span": report.span, "entries": len(entries)})
