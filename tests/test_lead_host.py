@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from pathways_workload.describe import message
+from pathways_workload.triage.evidence import Evidence
+from pathways_workload.triage.hosts import HostPod, host_of
 from tests.helpers import run_cli
 
 INCIDENTS = Path(__file__).resolve().parent / "fixtures" / "incidents"
@@ -176,3 +178,21 @@ def test_hosts_are_listed_when_lines_lack_the_node_label(tmp_path: Path) -> None
     assert [row["pod"] for row in report["failing_hosts"]] == [
         row["pod"] for row in with_nodes["failing_hosts"]
     ]
+
+
+def test_node_evidence_before_any_line_read_on_its_node_is_the_pod_there() -> None:
+    """SQL reads a container's first crash lines and latest lines: a kernel OOM kill can come
+    before the earliest line read from the pod it killed. It is that pod's, unless the pod's
+    Scheduled event says it reached the node after the kill."""
+    second = 1_000_000_000
+    node_event = {
+        "resource": {"type": "k8s_node", "labels": {"node_name": "gke-n1"}},
+        "timestamp": "2026-11-20T04:00:10Z",
+    }
+    item = Evidence(node_event, 10 * second, "node-event", False)
+    pod = HostPod("w-0-1-abcde", "gke-n1", "0", "1", first_ns=20 * second, last_ns=30 * second)
+    assert host_of(item, {pod.pod: pod}) is pod
+    pod.scheduled_ns = 5 * second
+    assert host_of(item, {pod.pod: pod}) is pod
+    pod.scheduled_ns = 15 * second
+    assert host_of(item, {pod.pod: pod}) is None

@@ -32,7 +32,7 @@ from pathways_workload.registry import ACTIONS
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.timestamps import parse_timestamp_ns
 from tests.helpers import run_cli
-from tests.test_incidents import INCIDENTS, NAMES, target_args
+from tests.test_incidents import INCIDENTS, NAMES, expected, target_args
 
 ENTRY_ACTIONS = [n for n, a in ACTIONS.items() if isinstance(a.present, EntryPresenter)]
 REPORT_ACTIONS = [n for n in ACTIONS if n not in ENTRY_ACTIONS]
@@ -178,3 +178,23 @@ def test_some_incident_answers_each_entry_action() -> None:
             if answers(name, action)[1].strip():
                 empty.discard(action)
     assert not empty
+
+
+def test_node_evidence_before_the_first_line_read_of_its_host_is_that_hosts() -> None:
+    """host-oom-worker in a window that begins after its workers started: SQL reads each
+    container's first crash lines and latest lines, so the killed worker's earliest line read
+    is from its restart, after the kernel's OOM kill on its node. On both engines that kill
+    is still its host's first error, and the host leads the failing hosts (it came after
+    the hosts that only lost it)."""
+    planted = expected("host-oom-worker")
+    window = ("--start_time", "--end_time")
+    args = [a for a in target_args("host-oom-worker") if not a.startswith(window)]
+    args += ["--start_time=2026-11-17T13:15:00Z", "--action=triage", "--format=json"]
+    for engine_args in ([], ["--engine=analytics"]):
+        code, out, err = run_cli(*args, *engine_args)
+        assert code == 0, err
+        first = json.loads(out)["failing_hosts"][0]
+        assert first["pod"] == planted["failing_hosts"][0]["pod"], engine_args
+        assert micro_text(first["first_error_time"]) == micro_text(
+            planted["root_cause"]["timestamp"]
+        )

@@ -5,7 +5,9 @@ JobSet replicated job other than the head's: a renamed worker), its slice the
 JobSet `job-index` or LWS group, its host the `job-completion-index` (else the
 index in the pod's name) or LWS worker index; the head pod is not a host.
 Node-level evidence (a kernel OOM kill, an interruption) counts for the host pod
-that ran on that node at the time. SIGTERM lines are the JobSet tearing
+that ran on that node at the time (the first one seen there, when the evidence
+came before any line read from the node's pods, unless its Scheduled event came
+after the evidence). SIGTERM lines are the JobSet tearing
 everything down, and pod events (kills, back-offs) its consequences: neither
 makes a host a failing one; nor does a worker's line saying the JAX client died
 (the host only followed the client)."""
@@ -17,7 +19,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pathways_workload import labels
-from pathways_workload.describe import container_of, entry_labels, message, node_of, pod_of
+from pathways_workload.describe import (
+    container_of,
+    entry_labels,
+    event_reason,
+    message,
+    node_of,
+    pod_of,
+)
 from pathways_workload.pod_names import implied_labels
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.target import Workload
@@ -63,6 +72,7 @@ class HostPod:
     host: str
     first_ns: int
     last_ns: int
+    scheduled_ns: int | None = None  # its Scheduled event, when read
 
 
 def host_index(found: dict[str, Any]) -> tuple[str, str] | None:
@@ -139,6 +149,8 @@ def host_pods(entries: Iterable[Entry], events: Iterable[Entry] = ()) -> dict[st
         indices = None if pod_of(entry) in logged else event_host(entry)
         if indices is not None:
             _seen(pods, entry, indices)
+        if pod_of(entry) in pods and event_reason(entry) == "Scheduled":
+            pods[str(pod_of(entry))].scheduled_ns = entry_time_ns(entry)
     return pods
 
 
@@ -167,13 +179,22 @@ def head_nodes(entries: Iterable[Entry]) -> frozenset[str]:
 
 
 def host_of(item: Evidence, pods: dict[str, HostPod]) -> HostPod | None:
-    """The host pod an item of evidence is about, if any."""
+    """The host pod an item of evidence is about, if any: for node evidence, the latest pod
+    seen on the node by then, else the first seen there unless it was scheduled later (its
+    lines before the evidence were not read: SQL reads a container's first crash lines and
+    its latest lines)."""
     if item.pod in pods:
         return pods[item.pod]
     if item.source not in NODE_SOURCES:
         return None
-    on_node = [p for p in pods.values() if p.node == item.node and p.first_ns <= item.time_ns]
-    return max(on_node, key=lambda p: p.first_ns) if on_node else None
+    on_node = [p for p in pods.values() if p.node == item.node]
+    before = [p for p in on_node if p.first_ns <= item.time_ns]
+    if before:
+        return max(before, key=lambda p: p.first_ns)
+    first = min(on_node, key=lambda p: p.first_ns, default=None)
+    if first is None or (first.scheduled_ns or item.time_ns) > item.time_ns:
+        return None
+    return first
 
 
 def _follows_the_client(item: Evidence) -> bool:
