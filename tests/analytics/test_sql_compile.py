@@ -143,14 +143,29 @@ def test_search_tokens_only_real_bigquery_can_settle(store_of: Any) -> None:
     assert [row["text_payload"] for row in rows] == ["RESOURCE_EXHAUSTED: Out of HBM"]
 
 
-def test_json_comparisons_only_real_bigquery_can_settle(store_of: Any) -> None:
-    """A JSON number is compared by its text: 5.0 is not "5" (the query language says equal)."""
-    entry = container_entry("x")
-    del entry["textPayload"]
-    entry["jsonPayload"] = {"code": 5.0}
-    store = store_of([entry])
-    predicate = where.compile_filter("jsonPayload.code=5")
-    assert store.rows(f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}") == []
+def test_json_comparisons_by_type_only_real_bigquery_can_settle(store_of: Any) -> None:
+    """A JSON number compares as a double (5.0 is 5, 10 is above 5), a string as a string
+    ("10" is below "5"), a boolean as a boolean, as the query language says; the SQL asks
+    BigQuery for the value's JSON type."""
+    rows = []
+    for insert_id, value in (("double", 5.0), ("ten", 10), ("text", "10"), ("yes", True)):
+        entry = container_entry("x")
+        del entry["textPayload"]
+        entry["insertId"], entry["jsonPayload"] = insert_id, {"code": value}
+        rows.append(entry)
+    store = store_of(rows)
+
+    def matched(text: str) -> set[str]:
+        predicate = where.compile_filter(text)
+        found = store.rows(f"SELECT insert_id FROM `p.d.v` AS log_entry WHERE {predicate}")
+        return {row["insert_id"] for row in found}
+
+    assert "CASE JSON_TYPE(JSON_QUERY(json_payload" in where.compile_filter("jsonPayload.code>5")
+    assert matched("jsonPayload.code=5") == {"double"}
+    assert matched("jsonPayload.code>5") == {"ten"}
+    assert matched('jsonPayload.code<"5"') == {"text"}
+    assert matched("jsonPayload.code=true") == {"yes"}
+    assert matched('jsonPayload.code=~"1"') == {"text"}
 
 
 def test_nanosecond_rounding_only_real_bigquery_can_settle(store_of: Any) -> None:

@@ -8,6 +8,8 @@
 - Timestamps compare as instants, the literal truncated to the microsecond.
 - A literal that does not convert to the field's type makes the comparison
   FALSE, and regular expressions never match typed fields, as in the engine.
+- A scalar inside a JSON column compares by its JSON type: a string as a
+  string, a number as a double, a boolean as a boolean.
 
 The result may be NULL where the field is missing; `where` wraps every
 comparison in `COALESCE(..., FALSE)`, so NULL never reaches NOT.
@@ -131,7 +133,25 @@ def _json(operand: Operand, op: str, literal: nodes.Literal) -> str:
         return f"CONTAINS_SUBSTR({operand.json_query}, {sql.string(literal.text)})"
     if op == ":":
         return f"CONTAINS_SUBSTR({operand.column}, {sql.string(literal.text)})"
-    return _string(operand.json_value, op, literal)
+    if not operand.keys:
+        return _string(operand.json_value, op, literal)
+    return _json_typed(operand, op, literal)
+
+
+def _json_typed(operand: Operand, op: str, literal: nodes.Literal) -> str:
+    """A JSON scalar compared by its type, as the engine compares it: a string as a string,
+    a number as a double and a boolean as a boolean, each with the literal converted (false
+    when it does not convert); regular expressions match strings only."""
+    kinds = [f"WHEN 'string' THEN {_string(operand.json_value, op, literal)}"]
+    number = values.parse_number(literal.text)
+    boolean = values.parse_bool(literal.text)
+    if op not in ("=~", "!~") and number is not None:
+        double = f"CAST({sql.string(repr(number))} AS FLOAT64)"
+        kinds.append(f"WHEN 'number' THEN LAX_FLOAT64({operand.json_query}) {op} {double}")
+    if op not in ("=~", "!~") and boolean is not None:
+        truth = "TRUE" if boolean else "FALSE"
+        kinds.append(f"WHEN 'boolean' THEN LAX_BOOL({operand.json_query}) {op} {truth}")
+    return f"CASE JSON_TYPE({operand.json_query}) {' '.join(kinds)} ELSE FALSE END"
 
 
 def _severity(value: str, op: str, literal: nodes.Literal) -> str:

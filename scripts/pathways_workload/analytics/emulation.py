@@ -10,6 +10,9 @@ need nothing but DuckDB:
   JSON (or a whole row, as JSON): true when a scalar value (not a key),
   written as text and folded, matches the pattern of the escaped,
   lower-cased terms (`transpile` builds it).
+- `bq_json_type`, `bq_lax_float64`, `bq_lax_bool`: BigQuery's `JSON_TYPE`
+  (`string`, `number`, ...), `LAX_FLOAT64` and `LAX_BOOL` of a JSON value
+  (the comparisons call them on scalars whose type they checked).
 - `bq_search_json(json_value, query)`: `SEARCH` over the string values: every
   token of the query is a token of some string, cut at the LOG_ANALYZER
   delimiters (`lql.analyzer` has the list). Backtick phrases count their
@@ -41,6 +44,8 @@ def _literal(text: str) -> str:
 
 
 CASEFOLD = "bq_casefold"
+# BigQuery's JSON_TYPE (its names for the kinds), LAX_FLOAT64 and LAX_BOOL of a JSON value.
+JSON_TYPE, LAX_FLOAT64, LAX_BOOL = "bq_json_type", "bq_lax_float64", "bq_lax_bool"
 _FOLD_UNICODE = "bq_fold_unicode"
 _ENCODED = _literal("(?i)" + analyzer.ENCODED_DELIMITERS.pattern)
 _DELIMITERS = _literal(analyzer.DELIMITERS.pattern)
@@ -59,6 +64,11 @@ MACROS = (
     f"CREATE MACRO {CASEFOLD}(text) AS CASE WHEN regexp_matches(text, '[^\\x00-\\x7f]') "
     f"THEN {_FOLD_UNICODE}(text) ELSE lower(text) END",
     f"CREATE MACRO bq_json_scalars(json_value) AS {_SCALAR_VALUES}",
+    f"CREATE MACRO {JSON_TYPE}(json_value) AS CASE json_type(json_value) "
+    "WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'NULL' THEN 'null' "
+    "WHEN 'OBJECT' THEN 'object' WHEN 'ARRAY' THEN 'array' ELSE 'number' END",
+    f"CREATE MACRO {LAX_FLOAT64}(json_value) AS TRY_CAST(json_value AS DOUBLE)",
+    f"CREATE MACRO {LAX_BOOL}(json_value) AS TRY_CAST(json_value AS BOOLEAN)",
     "CREATE MACRO bq_json_matches(json_value, pattern) AS coalesce(list_bool_or("
     "list_transform(bq_json_scalars(json_value), lambda item: "
     f"regexp_matches({CASEFOLD}(item ->> '$'), pattern))), false)",

@@ -13,6 +13,7 @@ lacks or handles badly, the functions they call defined by `emulation`:
   column or the whole row) the scalar values are searched, not the keys,
   as BigQuery's default `json_scope` does;
 - `SEARCH(x, query)` runs the LOG_ANALYZER-style tokenizer over x's strings;
+- `JSON_TYPE`, `LAX_FLOAT64` and `LAX_BOOL` of JSON call their emulations;
 - `NET.F(...)` calls `bq_net_f(...)`, the Net function emulated in Python.
 
 sqlglot is imported only here, and only when an offline or fake query runs.
@@ -24,7 +25,13 @@ import re
 from typing import Any
 
 from pathways_workload.analytics import columns
-from pathways_workload.analytics.emulation import CASEFOLD, NET_PREFIX
+from pathways_workload.analytics.emulation import (
+    CASEFOLD,
+    JSON_TYPE,
+    LAX_BOOL,
+    LAX_FLOAT64,
+    NET_PREFIX,
+)
 from pathways_workload.analytics.extra import require
 from pathways_workload.errors import UsageError
 from pathways_workload.filters import regex_literal
@@ -104,6 +111,14 @@ def _rewrite(node: Any, exp: Any) -> Any:
         name = f"{NET_PREFIX}{str(node.this.this).lower()}"
         arguments = [e.transform(lambda inner: _rewrite(inner, exp)) for e in node.this.expressions]
         return exp.Anonymous(this=name, expressions=arguments)
+    for kind, name in (
+        (exp.JSONType, JSON_TYPE),
+        (exp.LaxFloat64, LAX_FLOAT64),
+        (exp.LaxBool, LAX_BOOL),
+    ):
+        if isinstance(node, kind):
+            inner = node.this.transform(lambda inside: _rewrite(inside, exp))
+            return exp.Anonymous(this=name, expressions=[inner])
     if isinstance(node, exp.Anonymous) and str(node.this).upper() == "SEARCH":
         searched, query = node.expressions
         as_json = exp.Anonymous(this="TO_JSON", expressions=[searched.copy()])
