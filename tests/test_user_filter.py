@@ -103,3 +103,54 @@ def test_a_filter_timed_to_meet_the_window_runs(text: str) -> None:
         f"--filter={text}",
     )
     assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        (
+            'labels."k8s-pod/batch.kubernetes.io/job-name"="gemma-train-worker-1"',
+            "k8s-pod/batch.kubernetes.io/job-name",
+        ),
+        (
+            'labels.k8s-pod/jobset.sigs.k8s.io/jobset-name:"gemma-train" "Check failed"',
+            "k8s-pod/jobset.sigs.k8s.io/jobset-name",
+        ),
+    ],
+)
+@pytest.mark.parametrize("mode", ["print", "replay"])
+def test_a_dotted_pod_label_key_is_refused(text: str, key: str, mode: str) -> None:
+    """Cloud Logging stores pod label keys with the dots of their domain turned into
+    underscores, so a filter that requires the dotted spelling (as some public examples
+    write it) matches nothing, however much evidence there is."""
+    source = f"--logs_file={INCIDENT}" if mode == "replay" else "--project=pw-demo"
+    code, out, err = run_cli(
+        "--action=query", source, "--issue_time=2026-11-17T13:30:00Z", f"--filter={text}"
+    )
+    underscored = key.replace(".", "_")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        f'error: --filter: labels."{key}" matches nothing: Cloud Logging stores pod label '
+        f'keys with the dots of their domain turned into underscores; write labels."{underscored}"'
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'labels."k8s-pod/batch_kubernetes_io/job-name"="gemma-train-worker-1"',
+        'labels."k8s-pod/batch.kubernetes.io/job-name"="x" OR severity>=CRITICAL',
+        'NOT labels."k8s-pod/batch.kubernetes.io/job-name"="x"',
+        'labels."jobset.sigs.k8s.io/restart-attempt"="0"',
+    ],
+)
+def test_a_filter_that_can_match_without_a_dotted_pod_label_key_runs(text: str) -> None:
+    """Only a dotted key every match needs is refused: the underscore form, a dotted key
+    in an OR or under NOT, and the verbatim JobSet labels of pod events all run."""
+    code, _, err = run_cli(
+        "--action=query",
+        f"--logs_file={INCIDENT}",
+        "--issue_time=2026-11-17T13:30:00Z",
+        f"--filter={text}",
+    )
+    assert code == 0, err

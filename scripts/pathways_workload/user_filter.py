@@ -30,6 +30,8 @@ _EXCLUDES = {
     "<=": lambda nanos, window: nanos < window.start_ns,
     "<": lambda nanos, window: nanos <= window.start_ns,
 }
+# Operators a comparison on a missing field never satisfies.
+_NEEDS_FIELD = frozenset({"=", ":", "=~"})
 # What `wrap` puts around the user's text: a line of its own each.
 OPENING = "(\n"
 CLOSING = "\n)"
@@ -111,6 +113,46 @@ def check_window(flag: str, text: str, window: Window) -> None:
                 f'{flag}: timestamp{term.op}"{as_given(term.value.text)}" is {side}, and the '
                 "window is ANDed with it: nothing can match; set the window with --start_time "
                 "and --end_time (or --issue_time)"
+            )
+
+
+def dotted_pod_label(path: nodes.Path) -> tuple[str, str] | None:
+    """For a `labels."k8s-pod/DOMAIN/NAME"` path whose domain has a dot, the key and the
+    key as stored; else None.
+
+    Cloud Logging stores those keys with the domain's dots turned into underscores
+    (`k8s-pod/batch_kubernetes_io/job-name`), so the dotted spelling names no field.
+    """
+    if len(path.components) < 2 or path.components[0].lower() != "labels":
+        return None
+    key = ".".join(path.components[1:])  # unquoted, the key's dots split it into components
+    domain, slash, name = key.removeprefix("k8s-pod/").partition("/")
+    if not (key.startswith("k8s-pod/") and slash and "." in domain):
+        return None
+    return key, f"k8s-pod/{domain.replace('.', '_')}/{name}"
+
+
+def check_label_keys(flag: str, text: str) -> None:
+    """Check that no top-level comparison of the filter needs a dotted pod label key, which
+    no entry has (some public examples spell the Job labels so). The text has passed
+    `check_text`.
+
+    Raises:
+        UsageError: such a comparison, which leaves nothing to match.
+    """
+    try:
+        tree = parser.parse(text)
+    except LqlUnsupportedError:
+        return  # Cloud Logging evaluates it (`check_evaluable` refuses it offline)
+    for term in nodes.operands(tree) if isinstance(tree, nodes.And) else [tree]:
+        if not (isinstance(term, nodes.Comparison) and term.op in _NEEDS_FIELD):
+            continue
+        keys = dotted_pod_label(term.path)
+        if keys is not None:
+            raise UsageError(
+                f'{flag}: labels."{keys[0]}" matches nothing: Cloud Logging stores pod label '
+                "keys with the dots of their domain turned into underscores; write "
+                f'labels."{keys[1]}"'
             )
 
 
