@@ -60,7 +60,12 @@ def _pod_event_clause(workload: Workload) -> str:
     if workload.kind == "jobset":
         return "(" + _owner("JobSet", workload.name) + ")"
     if workload.kind == "job":
-        return "(" + _owner("Job", workload.name) + ")"
+        # A JobSet's Job is not its pods' top-level owner: they are its indexed pods,
+        # `<job>-<completion index>-<random suffix>`, owned by the JobSet.
+        name = filters.regex_literal(workload.name)
+        pods = f'resource.labels.pod_name=~"^{name}-[0-9]+-[a-z0-9]{{5}}$"'
+        owned = filters.equals(filters.label(labels.OWNER_TYPE), "JobSet")
+        return f"(({_owner('Job', workload.name)}) OR ({owned} AND {pods}))"
     if workload.kind == "lws":
         # LWS pods are `<lws>-<group>` (leader) and `<lws>-<group>-<worker>`, workers counted
         # from 1 (kubernetes-sigs/lws): `<lws>-2-0` is another LWS's leader, not ours.
