@@ -130,6 +130,23 @@ def test_a_disconnect_only_run_names_the_earliest_downstream_line(tmp_path: Path
     assert cause["scenario_slug"] == "proxy-connection-terminated"
 
 
+def test_a_terminated_proxy_sends_the_reader_to_the_rm_and_the_workers_too(
+    tmp_path: Path,
+) -> None:
+    """A proxy that went away is a downstream error: its reason is in the proxy's own log,
+    or in the RM's and the workers' (the Pathways guide sends readers of `IFRT proxy server
+    was terminated: UNAVAILABLE: Socket closed` to the RM and worker logs)."""
+    line = head("IFRT proxy server was terminated: UNAVAILABLE: Socket closed", "2026-10-22T11:30Z")
+    cause = triage(tmp_path, *started(), line)["root_cause"]
+    assert cause["downstream_only"]
+    assert "workers" in cause["reason_in"]
+    assert cause["read_next"] == [
+        "--action=proxy --min_severity=WARNING",
+        "--action=pathways-rm --min_severity=WARNING",
+        "--action=workers --min_severity=WARNING",
+    ]
+
+
 def test_the_text_report_says_where_the_reason_of_a_downstream_only_failure_is(
     tmp_path: Path,
 ) -> None:

@@ -67,8 +67,12 @@ class Look:
 
 
 PROXY_LOGS = Look(
-    "the IFRT proxy's own logs (pathways-proxy), then the RM's",
-    ("--action=proxy --min_severity=WARNING", "--action=pathways-rm --min_severity=WARNING"),
+    "the IFRT proxy's own logs (pathways-proxy), then the RM's and the workers'",
+    (
+        "--action=proxy --min_severity=WARNING",
+        "--action=pathways-rm --min_severity=WARNING",
+        "--action=workers --min_severity=WARNING",
+    ),
 )
 PEER_LOGS = Look(
     "the lost peer's logs and node: the first worker that failed (a peer on the head "
