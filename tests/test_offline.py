@@ -122,6 +122,53 @@ def test_first_per_pod_keeps_first_and_last(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("order", "missing"),
+    [
+        ("asc", "later pods may be missing"),
+        (
+            "desc",
+            "pods whose lines all came earlier (in a hang, the first to go quiet) may be missing",
+        ),
+    ],
+)
+def test_a_fetch_limit_cut_says_which_pods_grouping_may_miss(
+    tmp_path: Path, order: str, missing: str
+) -> None:
+    """Newest first, the lines the fetch limit drops are the oldest: the pod that stopped
+    logging first, which the latest line of every pod is asked for to find, is the one lost."""
+    entries = [
+        container_entry(
+            "Check failed: quiet",
+            pod="llama-train-worker-0-0-abcde",
+            timestamp="2026-10-22T11:30:00Z",
+        ),
+        *(
+            container_entry(
+                f"Check failed: {i}",
+                pod="llama-train-worker-0-1-abcde",
+                timestamp=f"2026-10-22T11:31:0{i}Z",
+            )
+            for i in range(3)
+        ),
+    ]
+    path = write(tmp_path / "a.jsonl", entries, "lines")
+    code, out, err = run_cli(
+        "--action=errors",
+        f"--logs_file={path}",
+        *WORKLOAD,
+        "--first_per_pod=1",
+        f"--order={order}",
+        "--fetch_limit=2",
+    )
+    assert code == 0
+    assert ("worker-0-0" in out) == (order == "asc")
+    assert (
+        f"note: --fetch_limit=2 was hit before grouping; {missing}: narrow the window or "
+        "raise --fetch_limit"
+    ) in err
+
+
 def test_empty_result_says_so_with_hints(tmp_path: Path) -> None:
     path = write(tmp_path / "a.jsonl", _entries()[3:4], "lines")
     code, out, err = run_cli("--action=errors", f"--logs_file={path}", *WORKLOAD)

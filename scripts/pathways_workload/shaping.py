@@ -90,6 +90,20 @@ def group_first(
     return groups
 
 
+def _fetch_cut_note(options: Options) -> str:
+    """What grouping may miss when the fetch limit cut the lines: the pods whose lines all
+    lie beyond the cut, which newest first are the ones that went quiet first."""
+    missing = (
+        "pods whose lines all came earlier (in a hang, the first to go quiet)"
+        if options.order == "desc"
+        else "later pods"
+    )
+    return (
+        f"note: --fetch_limit={options.fetch_limit} was hit before grouping; {missing} "
+        "may be missing: narrow the window or raise --fetch_limit"
+    )
+
+
 def shape(
     results: Sequence[Result],
     options: Options,
@@ -109,10 +123,7 @@ def shape(
         totals = _group_totals(results, attached)
         cut = len(fetched) > options.fetch_limit or any(r.truncated for r in results)
         if totals is None and cut:
-            notes.append(
-                f"note: --fetch_limit={options.fetch_limit} was hit before grouping; later pods "
-                "may be missing: narrow the window or raise --fetch_limit"
-            )
+            notes.append(_fetch_cut_note(options))
         grouped = merge([], options.order, [*fetched, *attached.values()])
         if totals is None:
             within = fetched[: options.fetch_limit]
