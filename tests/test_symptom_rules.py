@@ -194,6 +194,26 @@ def test_a_lost_peer_on_the_head_node_is_the_heads_service(
     assert report["root_cause"]["scenario_slug"] == slug
 
 
+def test_a_silent_lost_peer_is_named_with_the_node_its_peers_give(tmp_path: Path) -> None:
+    """The lost peer logged nothing: its node, in the peers' message, is where to look (the
+    Pathways guide: the instance in the error message leads to the instance's logs)."""
+    other = "gke-pw-cluster-tpu-np-2-9149dc04-jg45"
+    lost = worker(
+        f"DEADLINE_EXCEEDED: lost connection to peer at http://machine/{other}/events#srcs="
+        "borg%2Bcoroner since 10.99987274s ago; this usually means that the peer has "
+        "unexpectedly gone away",
+        "2026-10-22T11:30:00Z",
+    )
+    cause = triage(tmp_path, *started(), lost)["root_cause"]
+    assert (cause["scenario_slug"], cause["downstream_only"]) == ("lost-peer", True)
+    assert f"({other})" in cause["reason_in"]
+    assert cause["read_next"] == [
+        "--action=workers --min_severity=WARNING",
+        f"--action=node-ooms --node_names={other}",
+        f"--action=interruptions --node_names={other}",
+    ]
+
+
 @pytest.mark.parametrize(
     "prefix", ["", "[rank0]: ", "[1,0]<stderr>: ", "(train_lm_task pid=39298, ip=10.130.0.55) "]
 )

@@ -27,9 +27,11 @@ from pathways_workload.triage import rules, timeline, versions
 from pathways_workload.triage.answers import MISSING_CRASHES, UNSEEN_HOSTS, TriageResults
 from pathways_workload.triage.evidence import (
     HEAD_LOGS,
+    PEER_LOGS,
     Evidence,
     attempt_of,
     classify,
+    peer_logs,
     symptom_of,
     with_tracebacks,
 )
@@ -115,6 +117,13 @@ def _reported_scenario(
     return scenario
 
 
+def _peer_nodes(failure: rules.Failure) -> list[str]:
+    """The nodes the failure's lost-peer lines name, sorted."""
+    return sorted(
+        {node for item in failure.evidence if (node := scenarios.peer_node(item.message))}
+    )
+
+
 def describe_failure(
     failure: rules.Failure, head_nodes: frozenset[str] = frozenset()
 ) -> dict[str, Any]:
@@ -127,6 +136,8 @@ def describe_failure(
     look = None
     if symptom is not None:  # known only downstream: whose logs hold the reason
         look = HEAD_LOGS if scenario is scenarios.HEAD_SERVICE else symptom.look
+    if look is PEER_LOGS:
+        look = peer_logs(_peer_nodes(failure))
     return {
         **_brief(failure.cause.entry),
         "traceback": list(failure.cause.traceback),

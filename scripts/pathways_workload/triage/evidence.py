@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import shlex
 from collections.abc import Sequence
 
 from pathways_workload import labels, scenarios, tracebacks
@@ -74,11 +75,29 @@ PROXY_LOGS = Look(
         "--action=workers --min_severity=WARNING",
     ),
 )
-PEER_LOGS = Look(
-    "the lost peer's logs and node: the first worker that failed (a peer on the head "
-    "node is its RM or compilation service)",
-    ("--action=workers --min_severity=WARNING", "--action=node-ooms", "--action=interruptions"),
+PEER_REASON = (
+    "the first worker that failed (a peer on the head node is its RM or compilation service)"
 )
+NODE_ACTIONS = ("--action=node-ooms", "--action=interruptions")
+PEER_LOGS = Look(
+    f"the lost peer's logs and node: {PEER_REASON}",
+    ("--action=workers --min_severity=WARNING", *NODE_ACTIONS),
+)
+
+
+def peer_logs(nodes: Sequence[str]) -> Look:
+    """Where a lost peer's reason is, given the nodes the peers' lines name: the node in the
+    reason, and the node-level actions narrowed to it."""
+    if not nodes:
+        return PEER_LOGS
+    named = ",".join(nodes)
+    actions = [
+        f"{action} --node_names={shlex.quote(named)}" if action in NODE_ACTIONS else action
+        for action in PEER_LOGS.actions
+    ]
+    return Look(f"the lost peer's logs and node ({named}): {PEER_REASON}", tuple(actions))
+
+
 HEAD_LOGS = Look(
     "the head pod's own logs (the RM, which runs the compilation service, and the proxy) "
     "and the head node's OOM kills",
