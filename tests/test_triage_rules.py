@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from pathways_workload import scenarios
+from pathways_workload.describe import container_of
 from pathways_workload.sources.base import entry_time_ns
 from pathways_workload.triage import hosts, rules
 from pathways_workload.triage.evidence import classify
@@ -249,6 +250,29 @@ def test_a_crash_loop_is_reported_at_its_first_occurrence() -> None:
     failures = rules.split_failures([i for i in map(classify, attempts) if i])
     assert len(failures) == 3
     assert rules.pick(failures, 1792669500 * 10**9).cause.entry is attempts[0]  # type: ignore[union-attr]
+
+
+def test_a_client_whose_every_line_is_info_is_read_for_its_errors(tmp_path: Path) -> None:
+    """A launcher that sends the client's stderr to stdout (`2>&1 | tee`) has Cloud Logging
+    mark every line of it INFO: its traceback is still the root cause, not "no error"."""
+    name = "missing-proxy-backend"
+    entries = json.loads((INCIDENTS / f"{name}.json").read_text())
+    for entry in entries:
+        if container_of(entry) == "workload-container":
+            entry["severity"] = "INFO"
+    export = tmp_path / f"{name}.json"
+    export.write_text(json.dumps(entries))
+    args = [arg for arg in target_args(name) if not arg.startswith("--logs_file=")]
+    code, out, err = run_cli(*args, f"--logs_file={export}", "--action=triage", "--format=json")
+    assert code == 0, err
+    found, planted = json.loads(out)["root_cause"], expected(name)["root_cause"]
+    assert found is not None
+    assert (found["pod"], found["container"], found["scenario"]) == (
+        planted["pod"],
+        planted["container"],
+        planted["scenario"],
+    )
+    assert planted["message_contains"] in found["message"]
 
 
 def test_every_scenario_is_matched_by_its_own_signature() -> None:
