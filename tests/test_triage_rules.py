@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from pathways_workload import scenarios
-from pathways_workload.describe import container_of
+from pathways_workload.describe import container_of, message
 from pathways_workload.sources.base import entry_time_ns
+from pathways_workload.tracebacks import HEADER
 from pathways_workload.triage import hosts, rules
 from pathways_workload.triage.evidence import classify
 from tests.helpers import (
@@ -252,14 +253,32 @@ def test_a_crash_loop_is_reported_at_its_first_occurrence() -> None:
     assert rules.pick(failures, 1792669500 * 10**9).cause.entry is attempts[0]  # type: ignore[union-attr]
 
 
-def test_a_client_whose_every_line_is_info_is_read_for_its_errors(tmp_path: Path) -> None:
-    """A launcher that sends the client's stderr to stdout (`2>&1 | tee`) has Cloud Logging
-    mark every line of it INFO: its traceback is still the root cause, not "no error"."""
-    name = "missing-proxy-backend"
-    entries = json.loads((INCIDENTS / f"{name}.json").read_text())
+def _info_client(entries: list[dict[str, Any]], one_entry: bool) -> list[dict[str, Any]]:
+    """The client's lines marked INFO; with `one_entry`, each of its tracebacks as one entry
+    (as a logger that writes a whole record per line does), its other lines dropped."""
     for entry in entries:
         if container_of(entry) == "workload-container":
             entry["severity"] = "INFO"
+    if not one_entry:
+        return entries
+    client = [entry for entry in entries if container_of(entry) == "workload-container"]
+    whole = [
+        dict(end, textPayload="\n".join([HEADER, '  File "main.py", line 3', message(end)]))
+        for end in client
+        if "Unable to initialize backend" in message(end)
+    ]
+    return [entry for entry in entries if entry not in client] + whole
+
+
+@pytest.mark.parametrize("one_entry", [False, True], ids=["a-line-per-entry", "one-entry"])
+def test_a_client_whose_every_line_is_info_is_read_for_its_errors(
+    tmp_path: Path, one_entry: bool
+) -> None:
+    """A launcher that sends the client's stderr to stdout (`2>&1 | tee`) has Cloud Logging
+    mark every line of it INFO: its traceback is still the root cause, not a downstream event
+    (a traceback in one entry was read as a routine line)."""
+    name = "missing-proxy-backend"
+    entries = _info_client(json.loads((INCIDENTS / f"{name}.json").read_text()), one_entry)
     export = tmp_path / f"{name}.json"
     export.write_text(json.dumps(entries))
     args = [arg for arg in target_args(name) if not arg.startswith("--logs_file=")]

@@ -96,11 +96,20 @@ def first_headers(entries: Sequence[Entry], most: int) -> list[Entry]:
     return list(seen.values())[:most]
 
 
+def _exceptions(lines: Sequence[str]) -> list[str]:
+    """The exception lines of a whole traceback in one message (its header first), or []."""
+    if len(lines) > 1 and lines[0].strip() == HEADER:
+        return [line for line in lines if is_exception_line(line)]
+    return []
+
+
+def is_whole(text: str) -> bool:
+    """A whole traceback in one message: its header, then the exception that ended it."""
+    return bool(_exceptions([without_launcher_prefix(line) for line in text.splitlines()]))
+
+
 def headline(text: str) -> str:
     """A message's telling line: its exception, when it is a whole traceback; else its first."""
     lines = [without_launcher_prefix(line) for line in text.splitlines()]
-    if len(lines) > 1 and lines[0].strip() == HEADER:
-        ends = [line for line in lines if is_exception_line(line)]
-        if ends:
-            return ends[-1]
-    return lines[0] if lines else ""
+    ends = _exceptions(lines)
+    return ends[-1] if ends else (lines[0] if lines else "")

@@ -627,11 +627,11 @@ def symptom_of(entry: Entry) -> Symptom | None:
 
 
 def _routine_line(entry: Entry) -> bool:
-    """A quiet container line: low severity (unless a known failure is logged that low), a
-    Python logging record at a routine level or a Python warning, or a start-up and readiness
-    line."""
+    """A quiet container line: low severity (unless a known failure is logged that low, or a
+    whole traceback: a client whose stderr goes to stdout logs its crash at INFO), a Python
+    logging record at a routine level or a Python warning, or a start-up and readiness line."""
     text = bare_message(entry)
-    if severity(entry) in QUIET_SEVERITIES:
+    if severity(entry) in QUIET_SEVERITIES and not tracebacks.is_whole(message(entry)):
         scenario = scenarios.match(entry)
         return scenario is None or not scenario.info_level
     python = _PYTHON_ROUTINE_RE.match(text) or _PYTHON_WARNING_RE.match(text)
