@@ -16,7 +16,7 @@ import pytest
 from pathways_workload.sources import cloud as cloud_source
 from pathways_workload.sources import retry
 from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
-from pathways_workload.triage.shape import WorkloadShape
+from pathways_workload.triage.shape import UNSEEN_TEXT, WorkloadShape
 from tests.corpus.large import Planted, export, variant
 from tests.fake_logging import FakeLogging, point_at
 from tests.helpers import run_cli
@@ -215,16 +215,10 @@ def test_the_cloud_and_the_export_agree_and_count_the_same_requests(
     assert cloud["failing_hosts"] == offline["failing_hosts"]
 
 
-@pytest.mark.parametrize(
-    ("name", "cap", "budget"),
-    [("cascade-1024", 100, 25), ("silent-hang-1024", 100, 25), ("cascade-4096", 300, 40)],
-)
-def test_a_server_sending_short_pages_costs_no_more_requests(
-    name: str, cap: int, budget: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Short pages (Cloud Logging may send fewer entries than asked): the budget holds, and
-    the report says which crash lines or last lines it left unread (of 4,096 hosts, some
-    showed no line at all before the budget ran out)."""
+def triage_short_pages(
+    name: str, cap: int, monkeypatch: pytest.MonkeyPatch
+) -> tuple[dict[str, Any], Planted]:
+    """Triage of a large incident against the fake sending at most `cap` entries a page."""
     _, planted = export(name)
     unlimited = retry.RequestBudget(per_minute=10**9, burst=10**6)
     monkeypatch.setattr(cloud_source, "RequestBudget", lambda: unlimited)
@@ -235,8 +229,23 @@ def test_a_server_sending_short_pages_costs_no_more_requests(
             "--project=pw-demo", *planted.target(), "--action=triage", "--format=json", "--execute"
         )
         assert code == 0, err
-        report = json.loads(out)
-        assert fake.list_requests == report["requests"] <= budget
+        report: dict[str, Any] = json.loads(out)
+        assert fake.list_requests == report["requests"]
+    return report, planted
+
+
+@pytest.mark.parametrize(
+    ("name", "cap", "budget"),
+    [("cascade-1024", 100, 25), ("silent-hang-1024", 100, 25), ("cascade-4096", 300, 40)],
+)
+def test_a_server_sending_short_pages_costs_no_more_requests(
+    name: str, cap: int, budget: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Short pages (Cloud Logging may send fewer entries than asked): the budget holds, and
+    the report says which crash lines or last lines it left unread (of 4,096 hosts, some
+    showed no line at all before the budget ran out)."""
+    report, planted = triage_short_pages(name, cap, monkeypatch)
+    assert report["requests"] <= budget
     root = report["root_cause"]
     if name.startswith("cascade"):
         assert root["pod"] == planted.root_pod
@@ -266,3 +275,20 @@ def test_pods_and_neighbors_are_complete_for_a_thousand_hosts(action: str) -> No
         assert len(report["nodes"]) >= 1024
         ours = [row for row in report["containers"] if row["workload"] == "yes"]
         assert sum(row["container"].endswith("/pathways-worker") for row in ours) == 1024
+
+
+def test_a_host_whose_last_lines_were_left_unread_is_not_called_quiet(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Short pages cut the reads of 226 hosts' last lines, and the root cause was the first
+    of them by index, a host that "logged nothing from the window's start" (it logged all
+    along). Unread is not quiet: no unread host is a hang or a quiet lane, and the report
+    says whose last lines it did not read."""
+    report, planted = triage_short_pages("unseen-hang-1024", 100, monkeypatch)
+    assert report["quiet_hosts_missing"] is not None
+    called_quiet = {f["host"] for f in report["failures"] if f["message"] == UNSEEN_TEXT}
+    quiet_lanes = {
+        lane["name"] for lane in report["timeline"]["lanes"] if lane.get("due_at") == planted.start
+    }
+    assert called_quiet <= {planted.root_host}
+    assert quiet_lanes <= {planted.root_host}

@@ -50,7 +50,7 @@ from pathways_workload.triage.hosts import (
     own_crash_pods,
     pods_in,
 )
-from pathways_workload.triage.shape import learn_shape, unseen_host_line
+from pathways_workload.triage.shape import Host, learn_shape, unseen_host_line
 
 WORKER_CONTAINER = WORKER_CONTAINERS[0]
 # Controllers log through zap: `<time>\tINFO\t<logger>\t<message>` even on stderr.
@@ -274,12 +274,17 @@ def _hang(
     return [rules.hang_failure(first, due, quiet[1:])]
 
 
+def _silent_hosts(found: TriageResults) -> list[Host]:
+    """The hosts the JobSet's labels say exist but that logged nothing; none when the reads
+    of their last lines were cut (`_hosts_unread`): unread, they are not known to be quiet."""
+    return [] if _hosts_unread(found) else found.shape().unseen_hosts()
+
+
 def _unseen_hosts(found: TriageResults, request: Request) -> list[Entry]:
     """Stand-ins for the hosts the JobSet's labels say exist but that logged nothing."""
-    shape = found.shape()
     return [
         unseen_host_line(host, WORKER_CONTAINER, request.window.start)
-        for host in shape.unseen_hosts()
+        for host in _silent_hosts(found)
     ]
 
 
@@ -419,9 +424,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
         "last_lines": [_brief(entry) for _, entry in sorted(latest.items())],
         "coverage": _coverage(found, gaps),
         "timeline": timeline.build(
-            timeline.Workload(
-                found.container_lines(), list(pods.values()), found.shape().unseen_hosts()
-            ),
+            timeline.Workload(found.container_lines(), list(pods.values()), _silent_hosts(found)),
             failures,
             chosen,
             request,
