@@ -292,3 +292,29 @@ def test_a_host_whose_last_lines_were_left_unread_is_not_called_quiet(
     }
     assert called_quiet <= {planted.root_host}
     assert quiet_lanes <= {planted.root_host}
+
+
+@pytest.mark.parametrize(("action", "most"), [("pods", 26), ("neighbors", 60)])
+def test_a_report_read_in_short_pages_says_it_is_incomplete(
+    action: str, most: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server sending 100 entries a page: pods read on for 100 pages, then exited 4 saying
+    to lower --limit (a flag it refuses), and neighbors made 219 requests. Each read stays
+    within the requests its limit needs at full pages, and the report says it is incomplete,
+    with the lines it read (not the 25,000 it would have read at full pages)."""
+    _, planted = export("silent-hang-1024")
+    unlimited = retry.RequestBudget(per_minute=10**9, burst=10**6)
+    monkeypatch.setattr(cloud_source, "RequestBudget", lambda: unlimited)
+    args = ("--project=pw-demo", *planted.target(), f"--action={action}", "--execute")
+    with FakeLogging(_entries("silent-hang-1024")) as fake:
+        fake.page_cap = 100
+        point_at(monkeypatch, fake)
+        code, out, err = run_cli(*args, "--format=json")
+        assert code == 0, err
+        assert fake.list_requests <= most
+        assert json.loads(out)["complete"] is False
+        code, out, err = run_cli(*args)
+    assert code == 0, err
+    title = out.splitlines()[0]
+    assert "(incomplete: the logs held more than the " in title
+    assert "25,000" not in title

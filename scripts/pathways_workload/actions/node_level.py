@@ -21,6 +21,7 @@ from pathways_workload.plan import Chain, Results, Stage
 from pathways_workload.query import Request
 from pathways_workload.reports import TableReport
 from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
+from pathways_workload.sources.paging import within_pages
 
 NODES_SENTINEL = "NODES_FROM_DISCOVERY"
 SCHEDULED, NODE_LINES = "scheduled", "node_lines"
@@ -245,12 +246,14 @@ def build_interruptions(request: Request, _: Results) -> list[Fetch]:
 def build_neighbors(request: Request, _: Results) -> list[Fetch]:
     scope = selectors.cluster_scope("k8s_container", request.target, namespaced=False)
     narrow = narrowing(request) or ""
-    return _per_node_chunk(
-        request,
-        "neighbors",
-        "every container that logged on the workload's nodes",
-        lambda chunk: filters.all_of([scope, selectors.on_nodes(chunk), narrow]),
-        report_limit(request),
+    return within_pages(
+        _per_node_chunk(
+            request,
+            "neighbors",
+            "every container that logged on the workload's nodes",
+            lambda chunk: filters.all_of([scope, selectors.on_nodes(chunk), narrow]),
+            report_limit(request),
+        )
     )
 
 
@@ -258,7 +261,7 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
     """Every container that logged on the workload's nodes, marking outsiders."""
     read = results.all("neighbors")
     truncated = any(result.truncated for result in read)
-    limit = sum(result.fetch.limit for result in read)
+    lines_read = sum(len(result.entries) for result in read)
     member = compile_checked(selectors.container_lines(request.target))
     rows: list[dict[str, Any]] = []
     # A row per container and node: a pod recreated under its name may run on another node.
@@ -292,7 +295,7 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
     logged_on = f"{len(nodes) - len(silent)} of {len(nodes)}" if silent else f"{len(nodes)}"
     title = (
         f"{len(rows)} containers logged on {logged_on} nodes; {outsiders} not part of the "
-        f"workload{budget_note(truncated, 'containers', limit)}"
+        f"workload{budget_note(truncated, 'containers', lines_read)}"
     )
     footer = (f"- nothing logged in the window on: {', '.join(silent)}",) if silent else ()
     return TableReport(data, rows, title, footer)

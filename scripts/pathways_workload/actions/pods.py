@@ -12,6 +12,7 @@ from pathways_workload.plan import Results
 from pathways_workload.query import Request
 from pathways_workload.reports import TableReport
 from pathways_workload.sources.base import Entry, Fetch
+from pathways_workload.sources.paging import within_pages
 
 
 def build_pods(request: Request) -> list[Fetch]:
@@ -28,23 +29,25 @@ def build_pods(request: Request) -> list[Fetch]:
         lines = selectors.container_lines(request.target)
         events = selectors.pod_events(request.target)
     limit = report_limit(request)
-    return [
-        fetch(
-            request,
-            "lines",
-            "pods that logged in the namespace, with their owner labels",
-            lines,
-            narrowing(request),
-            limit=limit,
-        ),
-        fetch(
-            request,
-            "events",
-            "pod events in the namespace (pods that did not log, and their owners)",
-            events,
-            limit=limit,
-        ),
-    ]
+    return within_pages(
+        [
+            fetch(
+                request,
+                "lines",
+                "pods that logged in the namespace, with their owner labels",
+                lines,
+                narrowing(request),
+                limit=limit,
+            ),
+            fetch(
+                request,
+                "events",
+                "pod events in the namespace (pods that did not log, and their owners)",
+                events,
+                limit=limit,
+            ),
+        ]
+    )
 
 
 def _owner(entry: Entry) -> tuple[str, str]:
@@ -82,6 +85,6 @@ def present_pods(request: Request, results: Results) -> TableReport:
         "pods": rows,
         "complete": not cut,
     }
-    note = budget_note(cut, "pods", max(lines.fetch.limit, events.fetch.limit))
+    note = budget_note(cut, "pods", len(lines.entries) + len(events.entries))
     title = f"{len(rows)} pods in namespace {namespace}{note}"
     return TableReport(data, rows, title)

@@ -35,12 +35,13 @@ def report_limit(request: Request) -> int:
     return max(request.options.fetch_limit, REPORT_PAGES * PAGE_SIZE)
 
 
-def budget_note(truncated: bool, what: str, limit: int) -> str:
-    """Say when the logs held more lines than a report read (it is then incomplete)."""
+def budget_note(truncated: bool, what: str, read: int) -> str:
+    """Say when the logs held more lines than the `read` a report read (it is then
+    incomplete); a server sending short pages may have cut it below its limit."""
     if not truncated:
         return ""
     return (
-        f" (incomplete: the logs held more than the {limit:,} lines read; {what} that logged "
+        f" (incomplete: the logs held more than the {read:,} lines read; {what} that logged "
         "only later may be missing, and counts are lower bounds: narrow the window, or raise "
         "--fetch_limit)"
     )

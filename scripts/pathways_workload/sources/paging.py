@@ -8,6 +8,7 @@ fetch's `until` says the question is answered.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
@@ -16,6 +17,12 @@ from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
 def pages_needed(count: int) -> int:
     """Requests the API needs to return `count` entries (an empty answer is one request)."""
     return max(1, math.ceil(count / PAGE_SIZE))
+
+
+def within_pages(fetches: list[Fetch]) -> list[Fetch]:
+    """Each fetch held to the requests its limit needs at full pages, so that a server
+    sending short pages cuts the reads short (truncated) rather than the budget."""
+    return [dataclasses.replace(f, max_requests=pages_needed(f.limit)) for f in fetches]
 
 
 def as_paged(fetch: Fetch, entries: list[Entry], matched: int) -> Result:

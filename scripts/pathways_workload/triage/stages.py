@@ -13,7 +13,6 @@ quota is 60 a minute).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 
 from pathways_workload import filters, labels, selectors, terms
@@ -24,7 +23,7 @@ from pathways_workload.describe import container_of, message, pod_of
 from pathways_workload.plan import Build, PrintNote, Results, Stage
 from pathways_workload.query import Request
 from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result, entry_time_ns
-from pathways_workload.sources.paging import pages_needed
+from pathways_workload.sources.paging import pages_needed, within_pages
 from pathways_workload.timestamps import format_timestamp_ns
 from pathways_workload.triage import fetches
 from pathways_workload.triage.answers import (
@@ -306,21 +305,15 @@ def _probes_ahead(request: Request) -> list[Fetch]:
     return probes.probe_fetches(request, probes.ALL_KINDS)
 
 
-def _within_pages(fetches: list[Fetch]) -> list[Fetch]:
-    """Each fetch held to the requests its limit needs at full pages, so that a server
-    sending short pages cuts the reads short (truncated) rather than the budget."""
-    return [dataclasses.replace(f, max_requests=pages_needed(f.limit)) for f in fetches]
-
-
 def _budgeted(build: Build) -> Build:
-    """A stage's builder whose fetches are held `_within_pages`."""
-    return lambda request, results: _within_pages(build(request, results))
+    """A stage's builder whose fetches are held `within_pages`."""
+    return lambda request, results: within_pages(build(request, results))
 
 
 STAGES = (
     Stage(
         _budgeted(lambda request, _: fetches.triage_fetches(request)),
-        anticipate=lambda request: _within_pages(_probes_ahead(request)),
+        anticipate=lambda request: within_pages(_probes_ahead(request)),
     ),
     Stage(_budgeted(second_stage), required=False, print_note=READ_ON_NOTE),
     Stage(_budgeted(third_stage), required=False, print_note=TRACEBACK_NOTE),
