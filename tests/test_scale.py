@@ -216,9 +216,10 @@ def test_the_cloud_and_the_export_agree_and_count_the_same_requests(
 
 
 def triage_short_pages(
-    name: str, cap: int, monkeypatch: pytest.MonkeyPatch
+    name: str, cap: int, monkeypatch: pytest.MonkeyPatch, *target: str
 ) -> tuple[dict[str, Any], Planted]:
-    """Triage of a large incident against the fake sending at most `cap` entries a page."""
+    """Triage of a large incident against the fake sending at most `cap` entries a page (of
+    its JobSet and window, unless `target` says otherwise)."""
     _, planted = export(name)
     unlimited = retry.RequestBudget(per_minute=10**9, burst=10**6)
     monkeypatch.setattr(cloud_source, "RequestBudget", lambda: unlimited)
@@ -226,7 +227,11 @@ def triage_short_pages(
         fake.page_cap = cap
         point_at(monkeypatch, fake)
         code, out, err = run_cli(
-            "--project=pw-demo", *planted.target(), "--action=triage", "--format=json", "--execute"
+            "--project=pw-demo",
+            *(target or planted.target()),
+            "--action=triage",
+            "--format=json",
+            "--execute",
         )
         assert code == 0, err
         report: dict[str, Any] = json.loads(out)
@@ -318,3 +323,20 @@ def test_a_report_read_in_short_pages_says_it_is_incomplete(
     title = out.splitlines()[0]
     assert "(incomplete: the logs held more than the " in title
     assert "25,000" not in title
+
+
+def test_the_crash_a_run_restarted_from_is_not_where_a_later_hang_began(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Short pages left the quiet worker's last lines unread, so the hang was put on the head
+    pod; its failing and lead host were then the worker whose crash attempt 0 died of, 20
+    minutes before, which the JobSet restarted from. A hang's hosts are its own."""
+    _, planted = export("restart-hang-1024")
+    issue = format_timestamp_ns(parse_timestamp_ns(planted.root_time) + 8 * 60 * 10**9)
+    target = (f"--jobset_name={planted.jobset}", f"--issue_time={issue}")
+    report, _ = triage_short_pages("restart-hang-1024", 100, monkeypatch, *target)
+    crash, hang = report["failures"]
+    assert (crash["source"], hang["source"], report["root_cause"]) == ("container", "hang", hang)
+    assert report["quiet_hosts_missing"] is not None
+    assert crash["pod"] not in {host["pod"] for host in report["failing_hosts"]}
+    assert report["lead_host"] is None or report["lead_host"]["pod"] != crash["pod"]

@@ -308,11 +308,12 @@ def _hosts(
 ) -> list[dict[str, Any]]:
     """The chosen failure's failing hosts; for a head-pod failure, those of the window. In a
     hang, in the order the hosts went quiet (when each one's next line was due), the lead
-    first; else earliest first."""
+    first, and only those: the errors beside a hang are ones the run stepped on from, so
+    their hosts are not where it began; else earliest first."""
     hosts = failing_hosts(chosen.evidence, pods, quiet, chosen.cause) if chosen else []
     if chosen and chosen.hang:
         went_quiet = {item.pod: rank for rank, item in reversed(list(enumerate(chosen.evidence)))}
-        hosts.sort(key=lambda row: went_quiet.get(row["pod"], len(went_quiet)))
+        return sorted(hosts, key=lambda row: went_quiet.get(row["pod"], len(went_quiet)))
     return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
 
 
