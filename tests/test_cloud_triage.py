@@ -34,3 +34,24 @@ def test_triage_in_the_cloud_makes_few_requests_and_agrees_with_offline(
     in_cloud, from_file = json.loads(out), json.loads(replayed)
     assert in_cloud["root_cause"] == from_file["root_cause"]
     assert [c["count"] for c in in_cloud["checks"]] == [c["count"] for c in from_file["checks"]]
+
+
+def test_latest_lines_read_in_short_pages_that_stop_after_a_hang_say_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A hang detector's report is the cause; the host that went quiet 5.5 minutes before it
+    shows only in the lines before it. Offline one page of the latest lines reached back
+    that far; a server sending 37 entries a page stopped the read within the last 5
+    minutes, after the restart, and the report named the detector's host as the lead,
+    saying nothing was missing."""
+    name = "megascale-hang-detected"
+    offline = target_args(name)
+    quiet_first = expected(name)["hang"]["quiet_first"]["pod"]
+    with FakeLogging.from_file(INCIDENTS / f"{name}.json") as fake:
+        fake.page_cap = 37
+        point_at(monkeypatch, fake)
+        cloud = [arg for arg in offline if not arg.startswith("--logs_file=")]
+        code, out, err = run_cli(*cloud, "--action=triage", "--format=json", "--execute")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["lead_host"]["pod"] == quiet_first or report["quiet_hosts_missing"]

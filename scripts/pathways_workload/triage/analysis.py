@@ -394,6 +394,25 @@ def quiet_coverage(found: TriageResults) -> str | None:
     )
 
 
+def quiet_before(found: TriageResults, chosen: rules.Failure | None) -> str | None:
+    """When the chosen failure is a hang's symptom (a hang detector's report, say) and the
+    latest lines were cut short of it: the lines before it, which show the host that went
+    quiet first, were not read."""
+    scenario = _scenario_of(chosen) if chosen and not chosen.hang else None
+    if chosen is None or scenario is None or not scenario.hang or not _cut_tail(found):
+        return None
+    tail = [entry_time_ns(e) for r in found.latest if r.fetch.name == TAIL for e in r.entries]
+    at = entry_time_ns(chosen.cause.entry)
+    if not tail or min(tail) <= at:
+        return None
+    return (
+        f"the latest lines read reach back to {format_timestamp_ns(min(tail))}, after the "
+        f"failure at {format_timestamp_ns(at)}: the host that went quiet before it may be "
+        "unread (narrow the window to end soon after it, or read the last lines with "
+        "--action=workers)"
+    )
+
+
 def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     """The report's findings (everything but the checks)."""
     nodes = set(nodes_from(found.events + found.crashes + found.startup + found.latest))
@@ -417,7 +436,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
         "failing_hosts": hosts,
         "origin_hosts": [row["pod"] for row in hosts if not row["downstream"]],
         "failing_hosts_missing": crash_coverage(found),
-        "quiet_hosts_missing": quiet_coverage(found),
+        "quiet_hosts_missing": quiet_coverage(found) or quiet_before(found, chosen),
         "lead_host": lead_host(hosts, _began_on(chosen, quiet, pods)),
         "lowest_indexed_host": lowest_indexed(hosts),
         "workload_nodes": sorted(nodes),
