@@ -441,6 +441,35 @@ def test_neighbors_names_the_nodes_nothing_logged_on(tmp_path: Path) -> None:
     assert "- nothing logged in the window on: gke-pw-cluster-tpu-np-1-gone" in out
 
 
+def _two_seconds_apart(i: int) -> str:
+    return f"2026-10-22T11:{2 * i // 60:02d}:{2 * i % 60:02d}Z"
+
+
+def test_neighbors_does_not_call_a_node_its_cut_read_never_reached_silent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The read stopped at 1,000 lines before the second node's only line: the node was
+    listed as one nothing logged on. Unread is not silent: the report says how many nodes
+    no line was read from."""
+    busy, late = "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2", "gke-pw-cluster-tpu-np-1-8a1b2c3d-late"
+    entries = [
+        container_entry(f"step {i}", node=busy, timestamp=_two_seconds_apart(i))
+        for i in range(1200)
+    ]
+    entries.append(container_entry("step", node=late, timestamp="2026-10-22T11:50:00Z"))
+    monkeypatch.setattr(tally, "REPORT_PAGES", 0)  # read one page of lines
+    args = ("neighbors", f"--node_names={busy},{late}")
+    code, out, err = _replay(tmp_path, entries, *args, "--format=json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert (report["complete"], report["silent_nodes"]) == (False, [])
+    code, out, err = _replay(tmp_path, entries, *args)
+    assert code == 0, err
+    assert out.splitlines()[0].startswith("1 containers logged on 1 of 2 nodes")
+    assert "- no line read from 1 nodes (the read was cut: they may have logged)" in out
+    assert "nothing logged in the window on" not in out
+
+
 def test_neighbors_takes_any_container_name(tmp_path: Path) -> None:
     """Rows were keyed by a joined text split again on a newline: a name holding one
     exited 70."""

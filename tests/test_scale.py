@@ -306,7 +306,8 @@ def test_a_report_read_in_short_pages_says_it_is_incomplete(
     """A server sending 100 entries a page: pods read on for 100 pages, then exited 4 saying
     to lower --limit (a flag it refuses), and neighbors made 219 requests. Each read stays
     within the requests its limit needs at full pages, and the report says it is incomplete,
-    with the lines it read (not the 25,000 it would have read at full pages)."""
+    with the lines it read (not the 25,000 it would have read at full pages), and calls no
+    node it did not read from silent."""
     _, planted = export("silent-hang-1024")
     unlimited = retry.RequestBudget(per_minute=10**9, burst=10**6)
     monkeypatch.setattr(cloud_source, "RequestBudget", lambda: unlimited)
@@ -317,7 +318,9 @@ def test_a_report_read_in_short_pages_says_it_is_incomplete(
         code, out, err = run_cli(*args, "--format=json")
         assert code == 0, err
         assert fake.list_requests <= most
-        assert json.loads(out)["complete"] is False
+        report = json.loads(out)
+        assert report["complete"] is False
+        assert report.get("silent_nodes", []) == []  # unread, not silent
         code, out, err = run_cli(*args)
     assert code == 0, err
     title = out.splitlines()[0]

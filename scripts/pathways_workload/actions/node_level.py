@@ -282,7 +282,8 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
         )
     outsiders = sum(row["workload"] == "NO" for row in rows)
     nodes = list(request.nodes or ())
-    silent = sorted(set(nodes) - {row["node"] for row in rows})
+    unseen = sorted(set(nodes) - {row["node"] for row in rows})
+    silent = [] if truncated else unseen  # a cut read leaves them unread, not silent
     data = {
         "action": "neighbors",
         "window": request.window.as_json(),
@@ -292,10 +293,21 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
         "silent_nodes": silent,
         "complete": not truncated and bool(nodes),  # with no node, nothing was read
     }
-    logged_on = f"{len(nodes) - len(silent)} of {len(nodes)}" if silent else f"{len(nodes)}"
+    logged_on = f"{len(nodes) - len(unseen)} of {len(nodes)}" if unseen else f"{len(nodes)}"
     title = (
         f"{len(rows)} containers logged on {logged_on} nodes; {outsiders} not part of the "
         f"workload{budget_note(truncated, 'containers', lines_read)}"
     )
-    footer = (f"- nothing logged in the window on: {', '.join(silent)}",) if silent else ()
-    return TableReport(data, rows, title, footer)
+    return TableReport(data, rows, title, _unseen_nodes(unseen, truncated))
+
+
+def _unseen_nodes(unseen: list[str], truncated: bool) -> tuple[str, ...]:
+    """The footer line naming the nodes no line was read from: silent, or (the read cut)
+    only unread."""
+    if not unseen:
+        return ()
+    if truncated:
+        return (
+            f"- no line read from {len(unseen)} nodes (the read was cut: they may have logged)",
+        )
+    return (f"- nothing logged in the window on: {', '.join(unseen)}",)
