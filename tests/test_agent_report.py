@@ -321,3 +321,20 @@ def test_a_renamed_client_container_still_shows_when_training_stopped(tmp_path: 
     assert report["failing_hosts"] == original["failing_hosts"]
     client = next(c for c in report["coverage"]["components"] if c["component"] == "client")
     assert client["lines_read"] > 0 and client["gap"] is None
+
+
+def test_an_unmatched_cause_no_container_logged_points_at_the_action_that_reads_it() -> None:
+    """A cause that matches no known failure but was logged by no container (a Compute
+    Engine host error, the JobSet controller) was followed by `read its container around
+    it`, a container that does not exist; the note names the action that reads such lines."""
+    args = [a for a in target_args("elastic-restore-failure") if not a.endswith("Z")]
+    code, out, err = run_cli(*args, "--action=triage")
+    assert code == 0, err
+    assert "compute.instances.hostError" in out.split("Evidence:")[0]
+    assert "read its container around it" not in out
+    assert "`--action=interruptions` for its node" in out
+    planted = expected("jobset-name-too-long")
+    code, out, err = run_cli(*target_args("jobset-name-too-long"), "--action=triage")
+    assert code == 0, err
+    assert planted["root_cause"]["message_contains"] in out
+    assert "the JobSet controller's log: `--action=summary` around it" in out

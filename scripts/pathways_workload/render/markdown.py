@@ -71,8 +71,22 @@ def _failure_lines(failure: dict[str, Any]) -> list[str]:
         lines.append(f"- Cause: {failure['cause']}")
         lines.append(f"- Fix: {failure['fix']} (references/special-scenarios.md)")
     elif not failure["downstream_only"]:
-        lines.append("- No known failure matches this line: read its container around it")
+        lines.append(f"- No known failure matches this line: {_unmatched_next(failure['source'])}")
     return lines
+
+
+def _unmatched_next(source: str) -> str:
+    """Where to read on when a cause matches no known failure: its container's log, or for
+    a line no container logged, the action that reads that kind of line."""
+    node = "`--action=node-ooms` and `--action=interruptions` for its node"
+    return {
+        "audit": f"a Compute Engine record of its node: {node}, then `--action=pod-events`",
+        "serial-console": f"its node's kernel log: {node}",
+        "node-event": f"an event of its node: {node}",
+        "pod-event": "a Kubernetes event: `--action=pod-events` around it",
+        "cluster-event": "a Kubernetes event: `--action=summary` and `--action=pod-events`",
+        "controller": "the JobSet controller's log: `--action=summary` around it",
+    }.get(source, "read its container around it")
 
 
 def _evidence(root: dict[str, Any]) -> list[str]:
