@@ -392,3 +392,17 @@ def test_lowercase_severities_change_no_root_cause(tmp_path: Path, name: str) ->
     assert code == 0, err
     root = json.loads(out)["root_cause"]
     assert root["timestamp"] == expected(name)["root_cause"]["timestamp"]
+
+
+def test_a_wait_for_more_slices_than_the_jobset_runs_is_not_called_a_lost_slice() -> None:
+    """The client waits for 3 slices while the JobSet runs 2 and none was lost: the cause
+    and fix of failure 1 spoke only of a lost slice, sending the reader after a slice that
+    never went; they name the slice count the program waits for too."""
+    code, out, err = run_cli(
+        *target_args("client-timeout-workers-follow"), "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    root = json.loads(out)["root_cause"]
+    assert root["scenario"] == expected("client-timeout-workers-follow")["root_cause"]["scenario"]
+    assert "more slices than the workload runs" in root["cause"]
+    assert "Timed out waiting for N slices" in root["fix"]

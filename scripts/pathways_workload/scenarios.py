@@ -98,9 +98,12 @@ _CLASSICS = (
         "elastic-recovery",
         "Elastic recovery or checkpoint restore fails",
         "a slice was lost and the elastic loop could not recover from a snapshot or a "
-        "committed checkpoint before it gave up or the JobSet restarted",
+        "committed checkpoint before it gave up or the JobSet restarted; or, when no slice "
+        "was lost, the program waits for more slices than the workload runs",
         "check which slice was lost, whether a snapshot or committed checkpoint existed, "
-        "and the elastic wait timeout against the JobSet restart policy",
+        "and the elastic wait timeout against the JobSet restart policy; if none was lost "
+        "(the RM kept all its slices ready), make the slice count the program waits for "
+        "(`Timed out waiting for N slices`) the JobSet's",
         (
             _example("Timed out waiting for"),
             _example("ElasticRuntimeError"),
