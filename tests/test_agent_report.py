@@ -338,3 +338,12 @@ def test_an_unmatched_cause_no_container_logged_points_at_the_action_that_reads_
     assert code == 0, err
     assert planted["root_cause"]["message_contains"] in out
     assert "the JobSet controller's log: `--action=summary` around it" in out
+
+
+def test_a_leaderworkerset_group_is_not_called_a_restart_attempt() -> None:
+    """The failures of a LeaderWorkerSet are split by group, and `restart_attempt` holds
+    `group N`; the text report printed `(restart attempt group 1)`."""
+    code, out, err = run_cli(*target_args("gcs-lifecycle-prefix-limit"), "--action=triage")
+    assert code == 0, err
+    assert "restart attempt group" not in out
+    assert "(LeaderWorkerSet group 1) default/jetstream-pw-1/pathways-rm" in out

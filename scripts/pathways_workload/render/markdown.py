@@ -150,13 +150,21 @@ def _failures(report: dict[str, Any]) -> list[str]:
         return []
     text = ["", f"## {len(report['failures'])} failures in the window"]
     for failure in report["failures"]:
-        attempt = failure.get("restart_attempt")
         text.append(
-            f"- {_when(failure['timestamp'])}"
-            + (f" (restart attempt {attempt})" if attempt is not None else "")
-            + f" {failure['where']}: {_cut(_first_line(failure['message']), 120)}"
+            f"- {_when(failure['timestamp'])}{_attempt(failure.get('restart_attempt'))}"
+            f" {failure['where']}: {_cut(_first_line(failure['message']), 120)}"
         )
     return text
+
+
+def _attempt(attempt: str | None) -> str:
+    """Which run a failure belongs to: a JobSet restart attempt, or a LeaderWorkerSet's
+    group (`group N`, which is no restart attempt)."""
+    if attempt is None:
+        return ""
+    if attempt.startswith("group "):
+        return f" (LeaderWorkerSet {attempt})"
+    return f" (restart attempt {attempt})"
 
 
 def _symptoms(report: dict[str, Any]) -> list[str]:
