@@ -347,3 +347,17 @@ def test_a_leaderworkerset_group_is_not_called_a_restart_attempt() -> None:
     assert code == 0, err
     assert "restart attempt group" not in out
     assert "(LeaderWorkerSet group 1) default/jetstream-pw-1/pathways-rm" in out
+
+
+def test_a_headless_jobset_s_missing_client_may_run_elsewhere() -> None:
+    """A headless Pathways JobSet has no client container (the client connects from its own
+    Job or from outside the cluster): the client's gap said only that its logs were missing
+    or that it never started, sending the reader after the logging agent."""
+    code, out, err = run_cli(
+        *target_args("alts-handshake-failure"), "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    components = json.loads(out)["coverage"]["components"]
+    client = next(c for c in components if c["component"] == "client")
+    assert client["lines_read"] == 0
+    assert "--workload=job:NAME" in client["gap"]

@@ -31,6 +31,11 @@ SILENT = (
     "(check the logging agent, or what the export kept); if it never started, "
     "--action=pod-events says why"
 )
+# A client none of the workload's containers could be (a headless Pathways JobSet).
+CLIENT_ELSEWHERE = (
+    "; if it runs apart from this workload (a headless JobSet: its own Job, or outside the "
+    "cluster), add its Job with --workload=job:NAME or ask for its logs"
+)
 KIND_GAPS = {
     "Kubernetes events": (
         "no Kubernetes events of the namespace in the window: restarts, kills and scheduling "
@@ -103,6 +108,7 @@ def components(
         note = None
         if not own and required:
             note = f"the {name} {SILENT}" + _other_names(name, others)
+            note += CLIENT_ELSEWHERE if name == "client" and not others else ""
         elif name == "workers":
             note = _silent_hosts(own, expected_hosts, hosts_read)
         rows.append(
