@@ -13,6 +13,7 @@ from typing import Any
 from pathways_workload.describe import message
 from pathways_workload.triage.evidence import Evidence
 from pathways_workload.triage.hosts import HostPod, host_of
+from pathways_workload.triage.timeline import host_on_node
 from tests.helpers import run_cli
 
 INCIDENTS = Path(__file__).resolve().parent / "fixtures" / "incidents"
@@ -196,3 +197,24 @@ def test_node_evidence_before_any_line_read_on_its_node_is_the_pod_there() -> No
     assert host_of(item, {pod.pod: pod}) is pod
     pod.scheduled_ns = 15 * second
     assert host_of(item, {pod.pod: pod}) is None
+
+
+def test_node_evidence_after_a_later_pod_was_scheduled_there_is_that_pods() -> None:
+    """A node reused after a restart: evidence after the new pod's Scheduled event but before
+    its first line read is the new pod's, not the replaced pod's that ran there before."""
+    second = 1_000_000_000
+    serial = {
+        "resource": {"type": "gce_instance", "labels": {"instance_id": "1"}},
+        "labels": {"compute.googleapis.com/resource_name": "gke-n1"},
+        "timestamp": "2026-11-20T04:00:10Z",
+    }
+    item = Evidence(serial, 10 * second, "serial-console", False)
+    old = HostPod("w-0-1-old", "gke-n1", "0", "1", first_ns=1 * second, last_ns=5 * second)
+    new = HostPod("w-1-0-new", "gke-n1", "1", "0", first_ns=20 * second, last_ns=30 * second)
+    new.scheduled_ns = 8 * second
+    pods = {old.pod: old, new.pod: new}
+    assert host_of(item, pods) is new
+    assert host_on_node(list(pods.values()), "gke-n1", 10 * second) == ("host", "1/0")
+    new.scheduled_ns = 12 * second
+    assert host_of(item, pods) is old
+    assert host_on_node(list(pods.values()), "gke-n1", 10 * second) == ("host", "0/1")

@@ -179,20 +179,31 @@ def head_nodes(entries: Iterable[Entry]) -> frozenset[str]:
 
 
 def host_of(item: Evidence, pods: dict[str, HostPod]) -> HostPod | None:
-    """The host pod an item of evidence is about, if any: for node evidence, the latest pod
-    seen on the node by then, else the first seen there unless it was scheduled later (its
-    lines before the evidence were not read: SQL reads a container's first crash lines and
-    its latest lines)."""
+    """The host pod an item of evidence is about, if any: for node evidence, the pod on the
+    node at the time (see `pod_on_node`)."""
     if item.pod in pods:
         return pods[item.pod]
     if item.source not in NODE_SOURCES:
         return None
-    on_node = [p for p in pods.values() if p.node == item.node]
-    before = [p for p in on_node if p.first_ns <= item.time_ns]
+    return pod_on_node(pods.values(), item.node, item.time_ns)
+
+
+def _arrived_ns(pod: HostPod) -> int:
+    """When the pod reached its node: its Scheduled event, else its first line read."""
+    return min(pod.first_ns, pod.scheduled_ns) if pod.scheduled_ns is not None else pod.first_ns
+
+
+def pod_on_node(pods: Iterable[HostPod], node: str | None, time_ns: int) -> HostPod | None:
+    """The host pod on the node at the time: the latest to reach it by then (a pod scheduled
+    there replaces the one before it), else the first seen there unless it was scheduled
+    later (its lines before the evidence were not read: SQL reads a container's first crash
+    lines and its latest lines)."""
+    on_node = [p for p in pods if p.node == node]
+    before = [p for p in on_node if _arrived_ns(p) <= time_ns]
     if before:
-        return max(before, key=lambda p: p.first_ns)
-    first = min(on_node, key=lambda p: p.first_ns, default=None)
-    if first is None or (first.scheduled_ns or item.time_ns) > item.time_ns:
+        return max(before, key=_arrived_ns)
+    first = min(on_node, key=_arrived_ns, default=None)
+    if first is None or first.scheduled_ns is not None:
         return None
     return first
 

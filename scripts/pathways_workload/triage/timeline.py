@@ -47,6 +47,7 @@ from pathways_workload.triage.hosts import (
     TEARDOWN,
     HostPod,
     entry_host,
+    pod_on_node,
     runs_on_host,
 )
 from pathways_workload.triage.rules import Failure, next_line_due
@@ -140,10 +141,8 @@ def _kind(item: Evidence, root: Evidence | None, first: bool) -> str:
 
 
 def host_on_node(pods: Sequence[HostPod], node: str | None, time_ns: int) -> LaneKey | None:
-    """The host lane of the host pod that ran on the node at the time (else the first there)."""
-    on_node = sorted((p for p in pods if p.node == node), key=lambda p: p.first_ns)
-    before = [p for p in on_node if p.first_ns <= time_ns]
-    chosen = before[-1] if before else next(iter(on_node), None)
+    """The host lane of the host pod on the node at the time (see `pod_on_node`)."""
+    chosen = pod_on_node(pods, node, time_ns)
     return ("host", f"{chosen.slice}/{chosen.host}") if chosen else None
 
 
