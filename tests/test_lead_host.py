@@ -175,7 +175,9 @@ def test_hosts_are_listed_when_lines_lack_the_node_label(tmp_path: Path) -> None
             entry.get("labels", {}).pop("compute.googleapis.com/resource_name", None)
     report = _triage(tmp_path, entries, "--jobset_name=llama-train")
     with_nodes = _triage(tmp_path, _load("lost-connection-to-peer"), "--jobset_name=llama-train")
-    assert report["lead_host"]["pod"] == PEER_HOST and report["lead_host"]["node"] is None
+    assert report["lead_host"]["pod"] == PEER_HOST
+    # the node from the pod's Scheduled event
+    assert report["lead_host"]["node"] == with_nodes["lead_host"]["node"]
     assert [row["pod"] for row in report["failing_hosts"]] == [
         row["pod"] for row in with_nodes["failing_hosts"]
     ]
@@ -218,3 +220,17 @@ def test_node_evidence_after_a_later_pod_was_scheduled_there_is_that_pods() -> N
     new.scheduled_ns = 12 * second
     assert host_of(item, pods) is old
     assert host_on_node(list(pods.values()), "gke-n1", 10 * second) == ("host", "0/1")
+
+
+def test_node_evidence_finds_its_host_from_the_scheduled_event(tmp_path: Path) -> None:
+    """Container lines without the node label: the Scheduled event names the pod's node, so
+    the kernel OOM kill is still the killed host's first error and that host leads."""
+    entries = _load("host-oom-worker")
+    for entry in entries:
+        if entry["resource"]["type"] == "k8s_container":
+            entry.get("labels", {}).pop("compute.googleapis.com/resource_name", None)
+    report = _triage(tmp_path, entries, "--jobset_name=gemma-train")
+    lead = report["lead_host"]
+    assert lead["pod"] == "gemma-train-worker-1-1-wc8nh"
+    assert lead["node"] == "gke-pw-cluster-tpu-np-2-42c1eb49-45h5"
+    assert not lead["downstream"]

@@ -27,6 +27,7 @@ from pathways_workload.describe import (
     node_of,
     pod_of,
 )
+from pathways_workload.node_discovery import ASSIGNED_RE, NODE_NAME_RE
 from pathways_workload.pod_names import implied_labels
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.target import Workload
@@ -150,8 +151,16 @@ def host_pods(entries: Iterable[Entry], events: Iterable[Entry] = ()) -> dict[st
         if indices is not None:
             _seen(pods, entry, indices)
         if pod_of(entry) in pods and event_reason(entry) == "Scheduled":
-            pods[str(pod_of(entry))].scheduled_ns = entry_time_ns(entry)
+            _scheduled(pods[str(pod_of(entry))], entry)
     return pods
+
+
+def _scheduled(pod: HostPod, event: Entry) -> None:
+    """Note the pod's Scheduled event: when, and its node when no line read named it."""
+    pod.scheduled_ns = entry_time_ns(event)
+    assigned = ASSIGNED_RE.search(message(event))
+    if pod.node is None and assigned and NODE_NAME_RE.fullmatch(assigned.group(1)):
+        pod.node = assigned.group(1)
 
 
 def _seen(pods: dict[str, HostPod], entry: Entry, indices: tuple[str, str]) -> None:
