@@ -363,6 +363,18 @@ def test_a_traceback_under_an_unknown_line_prefix_is_still_read_as_one(
     assert root["timestamp"] == expected(name)["root_cause"]["timestamp"]
 
 
+def test_a_hang_lead_hosts_first_error_is_the_line_it_went_quiet_on() -> None:
+    """The hung worker's colocated sidecar logs every five minutes, so its last line is
+    older than the worker's: the host's row still shows the worker's last line, where the
+    hang began, not the sidecar's routine line (which went quiet later)."""
+    code, out, err = run_cli(*target_args("silent-hang"), "--action=triage", "--format=json")
+    assert code == 0, err
+    report = json.loads(out)
+    lead, root = report["lead_host"], report["root_cause"]
+    assert lead["pod"] == root["pod"]
+    assert (lead["first_error_time"], lead["first_error"]) == (root["timestamp"], root["message"])
+
+
 @pytest.mark.parametrize("issue_time", ["2026-11-25T14:54:00Z", "2026-11-25T15:20:00Z"])
 def test_a_hang_that_began_before_the_window_is_still_found(issue_time: str) -> None:
     """No step at all in the window, and a host that logged nothing in it while the others

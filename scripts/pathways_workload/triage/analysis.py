@@ -309,11 +309,15 @@ def _hosts(
     """The chosen failure's failing hosts; for a head-pod failure, those of the window. In a
     hang, in the order the hosts went quiet (when each one's next line was due), the lead
     first, and only those: the errors beside a hang are ones the run stepped on from, so
-    their hosts are not where it began; else earliest first."""
-    hosts = failing_hosts(chosen.evidence, pods, quiet, chosen.cause) if chosen else []
+    their hosts are not where it began; each host by the line of its component that went
+    quiet first (not an older line of one that logs seldom and went quiet later); else
+    earliest first."""
     if chosen and chosen.hang:
         went_quiet = {item.pod: rank for rank, item in reversed(list(enumerate(chosen.evidence)))}
+        first = [item for rank, item in enumerate(chosen.evidence) if went_quiet[item.pod] == rank]
+        hosts = failing_hosts(first, pods, quiet, chosen.cause)
         return sorted(hosts, key=lambda row: went_quiet.get(row["pod"], len(went_quiet)))
+    hosts = failing_hosts(chosen.evidence, pods, quiet, chosen.cause) if chosen else []
     return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
 
 
