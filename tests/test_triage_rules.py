@@ -375,6 +375,25 @@ def test_a_hang_lead_hosts_first_error_is_the_line_it_went_quiet_on() -> None:
     assert (lead["first_error_time"], lead["first_error"]) == (root["timestamp"], root["message"])
 
 
+@pytest.mark.parametrize(("end", "soon"), [("14:26:00", True), ("15:00:00", False)])
+def test_steps_stopped_too_recently_for_a_hang_say_so(end: str, soon: bool) -> None:
+    """A window that ends less than five minutes after the client's steps stopped (overdue
+    by minutes) finds no hang yet: the report says progress may have stopped, not just
+    that nothing was found; with the whole silence read, the hang is found instead."""
+    args = [arg for arg in target_args("silent-hang") if not arg.startswith("--end_time")]
+    code, out, err = run_cli(
+        *args, f"--end_time=2026-11-25T{end}Z", "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    gaps = [gap for gap in report["coverage"]["gaps"] if "too recently to tell a hang" in gap]
+    assert (report["root_cause"] is None, len(gaps)) == (soon, int(soon))
+    if soon:
+        assert "2026-11-25T14:23:15.516365Z" in gaps[0]
+        code, out, err = run_cli(*args, f"--end_time=2026-11-25T{end}Z", "--action=triage")
+        assert f"- GAP: {gaps[0]}" in out
+
+
 @pytest.mark.parametrize("issue_time", ["2026-11-25T14:54:00Z", "2026-11-25T15:20:00Z"])
 def test_a_hang_that_began_before_the_window_is_still_found(issue_time: str) -> None:
     """No step at all in the window, and a host that logged nothing in it while the others

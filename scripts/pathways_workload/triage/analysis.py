@@ -35,7 +35,7 @@ from pathways_workload.triage.evidence import (
     symptom_of,
     with_tracebacks,
 )
-from pathways_workload.triage.fetches import PROGRESS_TERM, TAIL
+from pathways_workload.triage.fetches import PROGRESS_TERM, QUIET_AFTER_NS, TAIL
 from pathways_workload.triage.grouping import symptom_groups
 from pathways_workload.triage.hosts import (
     HOST_CONTAINERS,
@@ -431,6 +431,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     symptoms = [s for s in chosen.symptoms if not _opens(s, chosen.cause)] if chosen else []
     root = _on_host(chosen, head, pods) if chosen else None
     gaps = _early(root, chosen, request) if root and chosen else []
+    gaps += _too_soon(found) if chosen is None else []
     return {
         "root_cause": root,
         "failures": [_on_host(f, head, pods) for f in failures],
@@ -470,6 +471,27 @@ def _early(root: dict[str, Any], chosen: rules.Failure, request: Request) -> lis
         "after the window's start: the failure they report may have begun before it; read "
         f"from an earlier start: --start_time={earlier} --end_time={request.window.end} "
         "(in place of the window flags given)"
+    ]
+
+
+def _too_soon(found: TriageResults) -> list[str]:
+    """When the user workload's steps stopped, overdue, less than the quiet span before the
+    last line read (too soon to tell a hang): the gap that says so, and what to read."""
+    last, clients = found.latest_lines(), found.clients()
+    step = _last_step(last, clients)
+    if step is None:
+        return []
+    since = max(map(entry_time_ns, last)) - entry_time_ns(step)
+    steps = [e for e in last if where(e) == where(step) and PROGRESS_TERM in message(e)]
+    due = rules.next_line_due(steps, step)
+    if since < rules.STEP_SLACK_NS or since >= QUIET_AFTER_NS or due >= entry_time_ns(step) + since:
+        return []
+    return [
+        f"the user workload's last step, at {step.get('timestamp')}, came {since // 10**9} s "
+        f"before the last line read, though the next was due at {format_timestamp_ns(due)}: "
+        f"progress may have stopped too recently to tell a hang (that takes "
+        f"{QUIET_AFTER_NS // (60 * 10**9)} minutes of silence); read again with a later "
+        "--end_time"
     ]
 
 
