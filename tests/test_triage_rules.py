@@ -394,6 +394,24 @@ def test_steps_stopped_too_recently_for_a_hang_say_so(end: str, soon: bool) -> N
         assert f"- GAP: {gaps[0]}" in out
 
 
+def test_a_component_with_one_line_in_the_window_can_lead_a_hang() -> None:
+    """A window that starts a minute before the hang holds one line of the hung worker (its
+    last): it went quiet all the same, and leads the hang, not the client."""
+    args = [arg for arg in target_args("silent-hang") if not arg.startswith("--start_time")]
+    code, out, err = run_cli(
+        *args, "--start_time=2026-11-25T14:22:00Z", "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    root = json.loads(out)["root_cause"]
+    planted = expected("silent-hang")["root_cause"]
+    assert (root["source"], root["pod"], root["container"], root["timestamp"]) == (
+        "hang",
+        planted["pod"],
+        planted["container"],
+        planted["timestamp"],
+    )
+
+
 @pytest.mark.parametrize("issue_time", ["2026-11-25T14:54:00Z", "2026-11-25T15:20:00Z"])
 def test_a_hang_that_began_before_the_window_is_still_found(issue_time: str) -> None:
     """No step at all in the window, and a host that logged nothing in it while the others

@@ -282,7 +282,6 @@ def _suspects(
         (_went_quiet(series), key)
         for key, series in _series(entries).items()
         if key[1] not in clients
-        and len(series) > 1
         and newest - series[-1] >= QUIET_AFTER_NS
         and progress_end_ns - QUIET_AFTER_NS <= series[-1] <= progress_end_ns + STEP_SLACK_NS
     )
