@@ -83,6 +83,16 @@ def check_evaluable(flag: str, text: str) -> None:
         pass  # check_text says what is wrong with it
 
 
+def _top_level_terms(text: str) -> list[nodes.Node]:
+    """The terms the filter ANDs at its top level (itself when it is not an AND); none when
+    it uses what only Cloud Logging evaluates (`check_evaluable` refuses it offline)."""
+    try:
+        tree = parser.parse(text)
+    except LqlUnsupportedError:
+        return []
+    return list(nodes.operands(tree)) if isinstance(tree, nodes.And) else [tree]
+
+
 def check_window(flag: str, text: str, window: Window) -> None:
     """Check that no top-level `timestamp` comparison of the filter excludes the whole window
     (the window is ANDed with the filter). The text has passed `check_text`.
@@ -90,11 +100,7 @@ def check_window(flag: str, text: str, window: Window) -> None:
     Raises:
         UsageError: such a comparison, which leaves nothing to match.
     """
-    try:
-        tree = parser.parse(text)
-    except LqlUnsupportedError:
-        return  # Cloud Logging evaluates it (`check_evaluable` refuses it offline)
-    for term in nodes.operands(tree) if isinstance(tree, nodes.And) else [tree]:
+    for term in _top_level_terms(text):
         if not (
             isinstance(term, nodes.Comparison)
             and term.op in _EXCLUDES
@@ -140,11 +146,7 @@ def check_label_keys(flag: str, text: str) -> None:
     Raises:
         UsageError: such a comparison, which leaves nothing to match.
     """
-    try:
-        tree = parser.parse(text)
-    except LqlUnsupportedError:
-        return  # Cloud Logging evaluates it (`check_evaluable` refuses it offline)
-    for term in nodes.operands(tree) if isinstance(tree, nodes.And) else [tree]:
+    for term in _top_level_terms(text):
         if not (isinstance(term, nodes.Comparison) and term.op in _NEEDS_FIELD):
             continue
         keys = dotted_pod_label(term.path)
