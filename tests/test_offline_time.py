@@ -404,3 +404,27 @@ def test_duration_alone_ends_the_window_at_the_export_s_latest_entry(tmp_path: P
     assert code == 0, err
     assert "window: 2026-10-22T11:25:00.5Z .. 2026-10-22T11:30:00.5Z (5m)" in err.splitlines()
     assert _messages(out) == ["Check failed: last"]
+
+
+@pytest.mark.parametrize("action", ["errors", "triage"])
+@pytest.mark.parametrize("shape", ["receiveTimestamp only", "BigQuery text", "number"])
+def test_an_export_whose_every_entry_lacks_a_usable_timestamp_is_refused(
+    tmp_path: Path, action: str, shape: str
+) -> None:
+    """No query can return any entry: exit 5 naming the first, not a report that blames the
+    window (the same export with RFC 3339 times has a root cause)."""
+    entries = _crashes()
+    for entry in entries:
+        instant = entry.pop("timestamp")
+        if shape == "receiveTimestamp only":
+            entry["receiveTimestamp"] = instant
+        elif shape == "BigQuery text":
+            entry["timestamp"] = instant.replace("T", " ").replace("Z", " UTC")
+        else:
+            entry["timestamp"] = parse_timestamp_ns(instant) // 10**9
+    path = _lines(tmp_path / "a.jsonl", entries)
+    code, out, err = run_cli(f"--action={action}", f"--logs_file={path}", WORKLOAD)
+    assert (code, out) == (5, ""), err
+    assert len(err.splitlines()) == 1, err
+    assert f"{path}:1" in err
+    assert "RFC 3339" in err

@@ -171,6 +171,7 @@ class FileSource:
     def _learnt(self, tracker: SpanTracker) -> None:
         if self._tracker is None:
             self._tracker = tracker
+            tracker.refuse_timeless()
             self._tell(tracker.notes() + self._missed(tracker))
 
     def _missed(self, tracker: SpanTracker) -> list[str]:

@@ -25,6 +25,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
+from pathways_workload.errors import InputFileError
 from pathways_workload.sources.export_reader import Block
 from pathways_workload.sources.framing import LineFraming, escaped_key
 from pathways_workload.sources.records import Record
@@ -130,7 +131,7 @@ class SpanTracker:
     def instant(self, instant: int | None, record: Record, text: str = "") -> None:
         """Count one record's top-level time (None: it has no usable one)."""
         if instant is None:
-            self.missing.add(record, "")
+            self.missing.add(record, text)
         elif not 0 < instant <= self._ceiling:
             self.absurd.add(record, text or format_timestamp_ns(instant))
         else:
@@ -211,6 +212,20 @@ class SpanTracker:
             return False
         low, high = seconds_text(self.earliest), seconds_text(self.latest)
         return all(CANONICAL.fullmatch(v) and low < v[:SECONDS] < high for v in values)
+
+    def refuse_timeless(self) -> None:
+        """Refuse an export none of whose entries has a usable top-level timestamp (and none
+        an absurd one): no query could return any of them."""
+        if self.missing.first is None or self.earliest is not None or self.absurd.count:
+            return
+        value = self.missing.first[1]
+        first = f"the first reads {value!r}" if value else "the first has none"
+        raise InputFileError(
+            f"{self.missing.where()}: none of the export's {self.missing.count} entries has a "
+            f"usable top-level timestamp ({first}), so no query can return them: give each a "
+            '"timestamp" in RFC 3339, as `gcloud logging read --format=json` writes it '
+            "(2026-10-22T11:30:00.5Z), or copy its receiveTimestamp there if that is all it has"
+        )
 
     def notes(self) -> list[str]:
         """The warning about entries without a usable timestamp, if any."""
