@@ -139,7 +139,7 @@ def test_preflight_passes_exactly_when_the_workload_logged(name: str) -> None:
     code, out, err = run_cli(*target_args(name), "--action=preflight", "--format=json")
     report = json.loads(out)
     if name in NEVER_LOGGED:
-        assert (code, report["status"], report["workload_lines"]) == (1, "FAIL", "0")
+        assert (code, report["status"], report["workload_lines"]) == (1, "FAIL", 0)
         assert err.splitlines()[-1].startswith("error: preflight FAIL: the workload logged nothing")
     else:
         assert (code, report["status"]) == (0, "PASS")
@@ -189,6 +189,20 @@ def test_preflight_rows_cut_by_the_fetch_limit_are_lower_bounds() -> None:
         assert row["last"].startswith("≥")
         assert row["last"][1:] <= complete[row["container"]]["last"]
     assert all(isinstance(row["lines"], int) for row in complete.values())
+
+
+def test_preflight_line_counts_are_numbers_unless_cut() -> None:
+    """`cluster_lines` and `workload_lines` are JSON numbers, like each container's `lines`;
+    only a read cut by --fetch_limit writes them as the lower bound `≥N`."""
+    whole = json.loads(
+        run_cli(*target_args("host-oom-worker"), "--action=preflight", "--format=json")[1]
+    )
+    assert isinstance(whole["cluster_lines"], int) and isinstance(whole["workload_lines"], int)
+    assert whole["workload_lines"] == sum(row["lines"] for row in whole["containers"])
+    cut = run_cli(
+        *target_args("host-oom-worker"), "--action=preflight", "--format=json", "--fetch_limit=50"
+    )
+    assert json.loads(cut[1])["workload_lines"] == "≥50"
 
 
 @pytest.mark.parametrize("name", ["host-oom-worker", "image-pull-backoff"])

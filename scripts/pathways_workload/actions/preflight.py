@@ -64,6 +64,11 @@ def _container_rows(workload: Result) -> list[dict[str, Any]]:
     return rows
 
 
+def _number(result: Result) -> int | str:
+    """How many entries, as a JSON number; the string `≥N` when the fetch limit cut the read."""
+    return count(result) if result.truncated else len(result.entries)
+
+
 def _reason(access: Result, workload: Result, containers: int, size: int) -> str:
     """Why preflight passed or failed, and what to check next."""
     if workload.entries:
@@ -100,8 +105,8 @@ def present_preflight(request: Request, results: Results) -> TableReport:
         "reason": reason,
         "window": request.window.as_json(),
         "readable": True,
-        "cluster_lines": count(access),
-        "workload_lines": count(workload),
+        "cluster_lines": _number(access),
+        "workload_lines": _number(workload),
         "containers": rows,
     }
     found = _coverage(workload.entries, results)
