@@ -262,7 +262,17 @@ def test_next_steps_for_a_workload_that_never_logged_say_why_it_did_not_start() 
     assert report["next"] == ["--action=pod-events", "--action=summary", "--action=preflight"]
     code, out, err = run_cli(*target_args("host-oom-worker"), "--action=triage", "--format=json")
     assert code == 0, err
-    assert "next" not in json.loads(out) or "--action=summary" not in json.loads(out)["next"]
+    assert "--action=summary" not in json.loads(out)["next"]
+
+
+def test_next_is_an_empty_list_when_a_known_failure_explains_the_cause() -> None:
+    """Like every other field of the report, `next` is always there: a program reading
+    `report["next"]` gets no steps, not a missing key, when the cause is a known failure."""
+    code, out, err = run_cli(*target_args("host-oom-worker"), "--action=triage", "--format=json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["root_cause"]["scenario"] == 2
+    assert report["next"] == []
 
 
 def test_a_tpu_host_that_logged_nothing_is_a_gap_though_others_restarted(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ def present_triage(request: Request, results: Results) -> TriageReport:
         "checks": checks_run(results, request.target.project, request.window),
     }
     root = data["root_cause"]
+    data["next"] = []
     if root is None or (root["scenario"] is None and not root["downstream_only"]):
         logged = any(
             kind["seen"] for kind in data["coverage"]["kinds"] if kind["kind"] == "container logs"
