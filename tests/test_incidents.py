@@ -176,6 +176,18 @@ def test_pods_names_the_owner_of_every_pod(name: str) -> None:
     assert {owners[pod].split(":")[0] for pod in planted["workload_pods"]} <= kinds
 
 
+def test_pods_lists_each_pods_containers_as_a_json_list() -> None:
+    """A program reads `containers` as names, not a string to split: a pod whose images were
+    never pulled logged from no container, so its list is empty (not `""`)."""
+    code, out, err = run_cli(*target_args("image-pull-backoff"), "--action=pods", "--format=json")
+    assert code == 0, err
+    rows = json.loads(out)["pods"]
+    assert rows and all(row["containers"] == [] for row in rows if row["lines"] == 0)
+    code, out, err = run_cli(*target_args("host-oom-worker"), "--action=pods", "--format=json")
+    head = next(row for row in json.loads(out)["pods"] if "pathways-head" in row["pod"])
+    assert head["containers"] == ["jax-tpu", "pathways-proxy", "pathways-rm"]
+
+
 def test_preflight_rows_cut_by_the_fetch_limit_are_lower_bounds() -> None:
     """Read earliest first and cut by --fetch_limit, a container's counts and last line are
     where the read stopped, not where the container did: they say so (`≥`)."""

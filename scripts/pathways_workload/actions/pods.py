@@ -55,17 +55,17 @@ def _owner(entry: Entry) -> tuple[str, str]:
 
 
 def _row(pod: str, entries: list[Entry]) -> dict[str, Any]:
-    """A pod: its owner, node and containers, and its first and last line (its first and
-    last event when it logged none). Its node is the one its lines name, else the one its
-    events do (a pod that ran no container)."""
+    """A pod: its owner, node (null when unknown) and the names of its containers that
+    logged, and its first and last line (its first and last event when it logged none). Its
+    node is the one its lines name, else the one its events do (a pod that ran no container)."""
     logged = [e for e in entries if container_of(e)]
     owner_kind, owner_name = _owner(logged[0] if logged else entries[0])
     first, last = time_span(logged or entries)
     return {
         "pod": pod,
         "owner": f"{owner_kind}:{owner_name}",
-        "node": next(filter(None, map(node_of, logged + entries)), ""),
-        "containers": ",".join(sorted({container_of(e) or "" for e in logged})),
+        "node": next(filter(None, map(node_of, logged + entries)), None),
+        "containers": sorted({container_of(e) or "" for e in logged}),
         "lines": len(logged),
         "first": first,
         "last": last,
@@ -87,4 +87,5 @@ def present_pods(request: Request, results: Results) -> TableReport:
     }
     note = budget_note(cut, "pods", len(lines.entries) + len(events.entries))
     title = f"{len(rows)} pods in namespace {namespace}{note}"
-    return TableReport(data, rows, title)
+    table = [{**row, "containers": ",".join(row["containers"])} for row in rows]
+    return TableReport(data, table, title)
