@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -723,3 +724,29 @@ def test_a_flag_error_found_before_printing_is_the_only_line(
     """The window is said once the flags are known to be right (it came before these)."""
     code, out, err = run_cli("--jobset_name=x", *argv)
     assert (code, out, err) == (2, "", line + "\n")
+
+
+def test_a_commands_file_that_cannot_be_written_whole_keeps_the_earlier_one(
+    tmp_path: Path,
+) -> None:
+    """Like --output, --commands_out lands whole or not at all: a write cut short (here by a
+    file size limit) exits 74 and leaves the earlier file as it was, not half a list."""
+    resource = pytest.importorskip("resource")
+    path = tmp_path / "commands.txt"
+    path.write_text("earlier\n", encoding="utf-8")
+
+    def limit_file_size() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    done = subprocess.run(
+        [*TOOL, *TRIAGE, f"--commands_out={path}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        preexec_fn=limit_file_size,
+        check=False,
+    )
+    assert done.returncode == 74, done.stderr
+    assert path.read_text(encoding="utf-8") == "earlier\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["commands.txt"]

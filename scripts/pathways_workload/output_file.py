@@ -19,9 +19,9 @@ from typing import TextIO
 from pathways_workload.errors import OutputError, UsageError
 
 
-def _unwritable(path: str, error: OSError) -> OutputError:
+def _unwritable(path: str, error: OSError, flag: str = "--output") -> OutputError:
     reason = error.strerror or str(error)
-    return OutputError(f"--output={path}: cannot write it ({reason}); choose a writable path")
+    return OutputError(f"{flag}={path}: cannot write it ({reason}); choose a writable path")
 
 
 def _mode_for(target: Path) -> int:
@@ -34,14 +34,14 @@ def _mode_for(target: Path) -> int:
 
 
 @contextlib.contextmanager
-def _replacing(path: str, target: Path) -> Iterator[TextIO]:
+def _replacing(path: str, target: Path, flag: str) -> Iterator[TextIO]:
     try:
         handle, temporary = tempfile.mkstemp(
             dir=target.parent, prefix=f".{target.name}.", suffix=".partial"
         )
         stream = os.fdopen(handle, "w", encoding="utf-8")
     except OSError as error:
-        raise _unwritable(path, error) from None
+        raise _unwritable(path, error, flag) from None
     try:
         yield stream
         try:
@@ -49,7 +49,7 @@ def _replacing(path: str, target: Path) -> Iterator[TextIO]:
             os.chmod(temporary, _mode_for(target))
             os.replace(temporary, target)
         except OSError as error:
-            raise _unwritable(path, error) from None
+            raise _unwritable(path, error, flag) from None
     finally:
         with contextlib.suppress(OSError):
             stream.close()
@@ -57,7 +57,7 @@ def _replacing(path: str, target: Path) -> Iterator[TextIO]:
             os.unlink(temporary)
 
 
-def _direct(path: str, stream: TextIO) -> Iterator[TextIO]:
+def _direct(path: str, stream: TextIO, flag: str) -> Iterator[TextIO]:
     """A stream written in place, closed whatever happens; failing to close it (the last
     of the text not written) is an OutputError, unless an error is already on its way."""
     try:
@@ -69,13 +69,16 @@ def _direct(path: str, stream: TextIO) -> Iterator[TextIO]:
     try:
         stream.close()
     except OSError as error:
-        raise _unwritable(path, error) from None
+        raise _unwritable(path, error, flag) from None
 
 
 @contextlib.contextmanager
-def destination(path: str | None, stdout: TextIO | None) -> Iterator[TextIO | None]:
+def destination(
+    path: str | None, stdout: TextIO | None, flag: str = "--output"
+) -> Iterator[TextIO | None]:
     """Standard output when `path` is None or `-`; else a stream whose text lands at `path`
-    when the block ends without an exception. An unwritable path is an OutputError."""
+    when the block ends without an exception. An unwritable path is an OutputError naming
+    `flag`, the option that gave it."""
     if path is None or path == "-":
         yield stdout
         return
@@ -84,11 +87,11 @@ def destination(path: str | None, stdout: TextIO | None) -> Iterator[TextIO | No
         try:
             direct = given.open("w", encoding="utf-8")
         except OSError as error:
-            raise _unwritable(path, error) from None
-        yield from _direct(path, direct)
+            raise _unwritable(path, error, flag) from None
+        yield from _direct(path, direct, flag)
         return
     # A symbolic link stays one: the file it points to is the one replaced.
-    with _replacing(path, Path(os.path.realpath(path))) as stream:
+    with _replacing(path, Path(os.path.realpath(path)), flag) as stream:
         yield stream
 
 

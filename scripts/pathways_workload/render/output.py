@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from pathways_workload.errors import OutputError
 from pathways_workload.exact_json import json_line
+from pathways_workload.output_file import destination
 from pathways_workload.render.entries import write_stream
 from pathways_workload.render.html import write_html
 from pathways_workload.reports import EntryReport, Report, TableReport, TriageReport
@@ -33,17 +34,21 @@ def _write_entries(report: EntryReport, out: TextIO, err: TextIO, fmt: str) -> N
 
 
 def write_commands_file(path: str, checks: list[dict[str, Any]]) -> None:
-    """Every check's command, for a person to rerun, in a file of its own."""
+    """Every check's command, for a person to rerun, in a file of its own: written whole or
+    not at all, as `--output` is."""
     text = "".join(
         f"# {check['purpose']} ({check['count']} entries, {check['status']})\n"
         f"{check['command']}\n\n"
         for check in checks
     )
     try:
-        with open(path, "w", encoding="utf-8") as file:
-            file.write(text)
+        with destination(path, None, "--commands_out") as file:
+            if file is not None:  # `-` (standard output) is refused with the other flags
+                file.write(text)
     except OSError as error:
-        raise OutputError(f"--commands_out={path}: cannot write it ({error.strerror})") from None
+        raise OutputError(
+            f"--commands_out={path}: cannot write it ({error.strerror}); choose a writable path"
+        ) from None
 
 
 def write_report(
