@@ -122,7 +122,7 @@ def check_window(flag: str, text: str, window: Window) -> None:
             )
 
 
-def dotted_pod_label(path: nodes.Path) -> tuple[str, str] | None:
+def _dotted_pod_label(path: nodes.Path) -> tuple[str, str] | None:
     """For a `labels."k8s-pod/DOMAIN/NAME"` path whose domain has a dot, the key and the
     key as stored; else None.
 
@@ -149,7 +149,7 @@ def check_label_keys(flag: str, text: str) -> None:
     for term in _top_level_terms(text):
         if not (isinstance(term, nodes.Comparison) and term.op in _NEEDS_FIELD):
             continue
-        keys = dotted_pod_label(term.path)
+        keys = _dotted_pod_label(term.path)
         if keys is not None:
             raise UsageError(
                 f'{flag}: labels."{keys[0]}" matches nothing: Cloud Logging stores pod label '

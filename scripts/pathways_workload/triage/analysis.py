@@ -313,10 +313,12 @@ def _hosts(
     quiet first (not an older line of one that logs seldom and went quiet later); else
     earliest first."""
     if chosen and chosen.hang:
-        went_quiet = {item.pod: rank for rank, item in reversed(list(enumerate(chosen.evidence)))}
-        first = [item for rank, item in enumerate(chosen.evidence) if went_quiet[item.pod] == rank]
-        hosts = failing_hosts(first, pods, quiet, chosen.cause)
-        return sorted(hosts, key=lambda row: went_quiet.get(row["pod"], len(went_quiet)))
+        first: dict[str | None, Evidence] = {}  # each pod's line that went quiet first
+        for item in chosen.evidence:
+            first.setdefault(item.pod, item)
+        order = {pod: rank for rank, pod in enumerate(first)}
+        hosts = failing_hosts(list(first.values()), pods, quiet, chosen.cause)
+        return sorted(hosts, key=lambda row: order.get(row["pod"], len(order)))
     hosts = failing_hosts(chosen.evidence, pods, quiet, chosen.cause) if chosen else []
     return hosts or failing_hosts([item for f in failures for item in f.evidence], pods)
 
