@@ -100,6 +100,20 @@ def test_triage_names_the_planted_root_cause(name: str) -> None:
     _same_failure(report["root_cause"], planted["root_cause"])
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_triage_says_when_the_jobset_completed(name: str) -> None:
+    """A finished run is no failure: its teardown (Killing, SIGTERM) is not a root cause."""
+    planted = expected(name).get("completed")
+    report = triage(name)
+    if planted is None:
+        assert report["completed"] is None
+        return
+    assert report["completed"]["timestamp"] == planted["timestamp"]
+    assert planted["message_contains"] in report["completed"]["message"]
+    assert report["root_cause"] is None and report["failures"] == []
+    assert report["failing_hosts"] == [] and report["next"] == []
+
+
 @pytest.mark.parametrize("name", [n for n in NAMES if len(expected(n)["failures"]) > 1])
 def test_triage_lists_every_failure(name: str) -> None:
     planted = expected(name)
@@ -390,3 +404,27 @@ def test_a_same_named_jobset_in_another_namespace_is_not_the_root_cause(tmp_path
     code, out, err = run_cli(*args, "--action=triage", "--format=json")
     assert code == 0, err
     _same_failure(json.loads(out)["root_cause"], expected("jobset-name-too-long")["root_cause"])
+
+
+def test_teardown_in_the_completions_second_is_no_failure(tmp_path: Path) -> None:
+    """A Killing event's time is cut to its second: one in the second the JobSet completed
+    in, though its time reads before the completion's, is the teardown."""
+    entries = json.loads((INCIDENTS / "finished-run.json").read_text())
+    done = expected("finished-run")["completed"]["timestamp"]
+    kills = [
+        e["timestamp"]
+        for e in entries
+        if e.get("jsonPayload", {}).get("reason") == "Killing" and e["timestamp"] > done
+    ]
+    first_kill = min(kills)
+    for entry in entries:
+        if entry.get("jsonPayload", {}).get("reason") == "AllJobsCompleted":
+            entry["timestamp"] = first_kill.removesuffix("Z") + ".9Z"
+    export = tmp_path / "finished.json"
+    export.write_text(json.dumps(entries))
+    args = [a for a in target_args("finished-run") if not a.startswith("--logs_file")]
+    code, out, err = run_cli(f"--logs_file={export}", *args, "--action=triage", "--format=json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["completed"]["timestamp"].endswith(".9Z")
+    assert report["root_cause"] is None and report["failures"] == []

@@ -57,5 +57,11 @@ NO_VERDICT = (
     "logged; offline, leave out the window flags to read the export's whole span)."
 )
 
+# A triage report's line when the workload's JobSet completed (its event's time and message).
+COMPLETED_TEXT = (
+    "Completed: the JobSet completed successfully at {when} ({message}); the pods stopped "
+    "after it (Killing, SIGTERM) are its teardown, not a failure."
+)
+
 
 Report = EntryReport | TableReport | TriageReport

@@ -38,6 +38,7 @@ SPECS = (
     "client_timeout_workers_follow",
     "compilation_service_crash",
     "user_code_import_error",
+    "finished_run",
 )
 
 

@@ -17,7 +17,7 @@ from tabulate import tabulate
 
 from pathways_workload.render.entries import entry_line
 from pathways_workload.render.picture import first_errors_by_slice
-from pathways_workload.reports import NO_VERDICT
+from pathways_workload.reports import COMPLETED_TEXT, NO_VERDICT
 from pathways_workload.sources.base import instant_ns
 from pathways_workload.tracebacks import headline
 from pathways_workload.visible_text import visible
@@ -114,13 +114,23 @@ def _fenced(lines: list[str], whole: Sequence[str] = ()) -> list[str]:
     return ["", "Evidence:", "```", *whole, *cut, "```"]
 
 
+def _completed(event: dict[str, Any] | None) -> list[str]:
+    """The JobSet's completion, when it completed: what followed it is its teardown."""
+    if event is None:
+        return []
+    return ["- " + COMPLETED_TEXT.format(when=_when(event["timestamp"]), message=event["message"])]
+
+
 def _root_cause(report: dict[str, Any]) -> list[str]:
     root = report["root_cause"]
     missing = report["quiet_hosts_missing"]
     unread = [f"Incomplete: {missing}"] if missing else []
     unread += _survived(report["survived"])
+    completed = _completed(report["completed"])
     if root is not None:
-        return [*_failure_lines(root), *unread, *_evidence(root)]
+        return [*_failure_lines(root), *completed, *unread, *_evidence(root)]
+    if completed:
+        return completed + unread
     last = report["last_lines"]
     if not last:
         return [NO_VERDICT, *unread]

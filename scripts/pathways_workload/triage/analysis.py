@@ -25,6 +25,7 @@ from pathways_workload.timestamps import format_timestamp_ns
 from pathways_workload.tracebacks import is_header
 from pathways_workload.triage import rules, timeline, versions
 from pathways_workload.triage.answers import MISSING_CRASHES, UNSEEN_HOSTS, TriageResults
+from pathways_workload.triage.completion import before_completion, completion
 from pathways_workload.triage.evidence import (
     HEAD_LOGS,
     PEER_LOGS,
@@ -232,10 +233,15 @@ def _progress_end(entries: Sequence[Entry], clients: frozenset[str]) -> int | No
 
 
 def _failures(
-    found: TriageResults, nodes: set[str], events: list[Entry], request: Request
+    found: TriageResults,
+    nodes: set[str],
+    events: list[Entry],
+    request: Request,
+    completed: Entry | None,
 ) -> tuple[list[rules.Failure], list[Evidence]]:
     """Every failure in the window (a hang among them: see `_hang`), and the warnings the run
-    kept progressing after; `events`: the workload's own."""
+    kept progressing after; `events`: the workload's own; none after the JobSet `completed`
+    (its teardown), and no hang in a run that completed."""
     recoveries = [
         entry_time_ns(e)
         for e in found.entries(found.startup)
@@ -246,8 +252,8 @@ def _failures(
     evidence, warnings = rules.kept_going(evidence, last, _last_step(last, found.clients()))
     evidence, node_events = rules.went_on_after(evidence, last)
     survived = sorted([*warnings, *node_events], key=Evidence.order)
-    failures = rules.split_failures(evidence, recoveries)
-    found_hang = _hang(found, request, failures)
+    failures = before_completion(rules.split_failures(evidence, recoveries), completed)
+    found_hang = [] if completed else _hang(found, request, failures)
     return sorted([*failures, *found_hang], key=lambda f: f.cause.order()), survived
 
 
@@ -423,7 +429,8 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     """The report's findings (everything but the checks)."""
     nodes = set(nodes_from(found.events + found.crashes + found.startup + found.latest))
     events = _own_events(found, request)
-    failures, survived = _failures(found, nodes, events, request)
+    completed = completion(events, request)
+    failures, survived = _failures(found, nodes, events, request, completed)
     chosen = rules.pick(failures, request.issue_ns)
     quiet = _quiet_host(found, chosen) if chosen else None
     pods = host_pods(found.container_lines(), events)
@@ -433,9 +440,10 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     symptoms = [s for s in chosen.symptoms if not _opens(s, chosen.cause)] if chosen else []
     root = _on_host(chosen, head, pods) if chosen else None
     gaps = _early(root, chosen, request) if root and chosen else []
-    gaps += _too_soon(found) if chosen is None else []
+    gaps += _too_soon(found) if chosen is None and completed is None else []
     return {
         "root_cause": root,
+        "completed": _brief(completed) if completed else None,
         "failures": [_on_host(f, head, pods) for f in failures],
         "survived": [_brief(item.entry) for item in survived],
         "symptoms": [_brief(s.entry) for s in symptoms],

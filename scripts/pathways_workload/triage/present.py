@@ -34,7 +34,9 @@ def present_triage(request: Request, results: Results) -> TriageReport:
     }
     root = data["root_cause"]
     data["next"] = []
-    if root is None or (root["scenario"] is None and not root["downstream_only"]):
+    finished = root is None and data["completed"] is not None  # nothing to look closer at
+    unexplained = root is None or (root["scenario"] is None and not root["downstream_only"])
+    if unexplained and not finished:
         logged = any(
             kind["seen"] for kind in data["coverage"]["kinds"] if kind["kind"] == "container logs"
         )

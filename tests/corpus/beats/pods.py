@@ -58,21 +58,33 @@ CRASH_BACKOFF = Event(
     type="Warning",
     planted=True,
 )
+FIRST_FAILED = " (first failed job: {job})"
+# kubernetes-sigs/jobset pkg/constants: each ending's event reason and message (Warning for a
+# failure, Normal when every Job succeeded).
 JOBSET_ENDINGS = {
     reason: Event(
         reason,
-        message + " (first failed job: {job})",
-        type="Warning",
+        message,
+        type=kind,
         component="jobset",
         kind="JobSet",
         events_api=True,
         planted=True,
         guess=JOBSET_EVENT_GUESS,
     )
-    for reason, message in (
-        ("RestartJobSetFailurePolicyAction", "applying RestartJobSet failure policy action"),
-        ("FailedJobs", "jobset failed due to one or more job failures"),
-        ("ReachedMaxRestarts", "jobset failed due to reaching max number of restarts"),
+    for reason, message, kind in (
+        (
+            "RestartJobSetFailurePolicyAction",
+            "applying RestartJobSet failure policy action" + FIRST_FAILED,
+            "Warning",
+        ),
+        ("FailedJobs", "jobset failed due to one or more job failures" + FIRST_FAILED, "Warning"),
+        (
+            "ReachedMaxRestarts",
+            "jobset failed due to reaching max number of restarts" + FIRST_FAILED,
+            "Warning",
+        ),
+        ("AllJobsCompleted", "jobset completed successfully", "Normal"),
     )
 }
 
@@ -290,7 +302,8 @@ def statefulset_created(inc: Incident, run: Run, at: int) -> None:
 
 
 def jobset_ending(inc: Incident, run: Run, at: int, reason: str, first_failed: str) -> Entry:
-    """The JobSet controller's event when an attempt fails (restart, or the JobSet fails)."""
+    """The JobSet controller's event when an attempt ends (a restart, the JobSet failing, or
+    every Job succeeding)."""
     row = JOBSET_ENDINGS[reason]
     uid, namespace = run.uid, run.head.namespace
     return inc.cluster_event(

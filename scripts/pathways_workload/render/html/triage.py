@@ -23,7 +23,7 @@ from pathways_workload.render.html.tables import (
 )
 from pathways_workload.render.html.triage_lanes import first_error, triage_timeline
 from pathways_workload.render.markdown import lead_line
-from pathways_workload.reports import NO_VERDICT
+from pathways_workload.reports import COMPLETED_TEXT, NO_VERDICT
 from pathways_workload.tracebacks import headline
 from pathways_workload.triage.timeline import cut_message
 
@@ -96,10 +96,21 @@ def _next_steps(report: dict[str, Any]) -> str:
     return f"<p>Next, look closer with:</p><ul>{steps}</ul>" if steps else ""
 
 
+def _completed(report: dict[str, Any]) -> str:
+    """The JobSet's completion, when it completed: what followed it is its teardown."""
+    event = report.get("completed")
+    if not event:
+        return ""
+    said = COMPLETED_TEXT.format(when=event.get("timestamp"), message=event.get("message"))
+    return f'<p class="completed">{text(said)}</p>'
+
+
 def _no_cause(report: dict[str, Any]) -> str:
-    """No root cause: the last line of each container (or why there is no verdict), then
-    the next steps."""
-    if report.get("last_lines"):
+    """No root cause: the JobSet's completion, or the last line of each container (or why
+    there is no verdict), then the next steps."""
+    if report.get("completed"):
+        found = _completed(report)
+    elif report.get("last_lines"):
         lines = "".join(
             f"<li><code>{text(r.get('timestamp'))}</code> {text(r.get('where'))}: "
             f"{text(_brief(r.get('message')))}</li>"
@@ -128,7 +139,7 @@ def _root_cause(report: dict[str, Any]) -> str:
     return (
         '<section class="cause" id="root-cause"><h2>Root cause</h2>'
         f'<pre class="line">{text(cut_message(str(root.get("message"))))}</pre><dl>{fields}</dl>'
-        f"{_downstream(root)}{_known(root)}{_next_steps(report)}"
+        f"{_downstream(root)}{_known(root)}{_completed(report)}{_next_steps(report)}"
         + (
             f"<details><summary>Traceback</summary><pre>{text(traceback)}</pre></details>"
             if traceback
