@@ -1,7 +1,8 @@
 """The known failures: their signatures, cause and fix, and the lines that show them.
 
 Fifteen scenarios come from the Pathways debugging guide; the failure classes
-numbered from 16 were seen in real Pathways runs. `references/special-scenarios.md`
+numbered from 16 were seen in real Pathways runs or come from the systems that run
+them (Kueue). `references/special-scenarios.md`
 tells each story in full; triage uses this table to name the failure an incident
 matches. Every entry carries example lines with their public source (see
 examples.py).
@@ -17,6 +18,7 @@ from pathways_workload.describe import bare_message, event_reason
 from pathways_workload.examples import (
     ARCHIVE,
     HANG_PLAYBOOK,
+    JOBSET_EVENT,
     KUBELET_IMAGES,
     MAXTEST,
     POD_EVENT,
@@ -26,6 +28,8 @@ from pathways_workload.examples import (
 from pathways_workload.sources.base import Entry
 from pathways_workload.terms import CLIENT, WORKER
 
+# Kueue records its eviction message as a Normal `Stopped` event on the job it suspends.
+KUEUE_STOP = "kubernetes-sigs/kueue@df7e05b pkg/controller/jobframework/reconciler.go (stopJob)"
 # The node a lost-peer line names: `lost connection to peer at http://machine/<node>/...`.
 _PEER_NODE_RE = re.compile(r"lost connection to peer at http://machine/([\w.-]+)/", re.IGNORECASE)
 
@@ -525,6 +529,40 @@ _CLASSES = (
         (_example("logging.logEntries.create"),),
         substrings=("logging.logEntries.create",),
         incidental=True,
+    ),
+    Scenario(
+        26,
+        "kueue-eviction",
+        "Kueue evicted the workload (preemption or PodsReady timeout)",
+        "Kueue evicted the JobSet's Workload and suspended the JobSet, which stopped every "
+        "pod: a workload of higher priority (or one reclaiming its cohort's quota) took the "
+        "TPUs, or the pods were not all ready within Kueue's waitForPodsReady timeout; the "
+        "SIGTERM and Killing lines that follow are that stop",
+        "for a preemption, give the run a higher WorkloadPriorityClass, a ClusterQueue that "
+        "does not lend the quota it needs, or reserved capacity, and checkpoint often: Kueue "
+        "requeues the JobSet and resumes it when quota frees up; for the PodsReady timeout, "
+        "find why the pods started late (`--action=pod-events`: image pulls, scheduling) or "
+        "raise waitForPodsReady.timeout",
+        (
+            Example(
+                "Preempted to accommodate a workload (UID: 9f542104-a9e2-4344-ad2e-9c136204da18, "
+                "JobUID: a20d0a6a-64a3-46ce-9b95-8cfb3bf6e675) due to prioritization in the "
+                "ClusterQueue; preemptor path: /tpu-cohort/cq-prod; preemptee path: "
+                "/tpu-cohort/cq-research",
+                KUEUE_STOP + " + pkg/scheduler/preemption/preemption.go (preemptionMessage)",
+                JOBSET_EVENT,
+                "INFO",
+                reason="Stopped",
+            ),
+            Example(
+                "Exceeded the PodsReady timeout default/jobset-llama-train-5c7f2",
+                KUEUE_STOP + " + pkg/controller/core/workload_controller.go",
+                JOBSET_EVENT,
+                "INFO",
+                reason="Stopped",
+            ),
+        ),
+        substrings=("Preempted to accommodate a", "Exceeded the PodsReady timeout"),
     ),
 )
 SCENARIOS = _CLASSICS + _CLASSES

@@ -39,6 +39,7 @@ SPECS = (
     "compilation_service_crash",
     "user_code_import_error",
     "finished_run",
+    "kueue_preemption",
 )
 
 

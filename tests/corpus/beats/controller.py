@@ -67,6 +67,18 @@ CREATED_WORKLOAD = Event(
     kind="JobSet",
     guess=KUEUE_GUESS,
 )
+# kueue pkg/controller/jobframework/reconciler.go (stopJob) records the eviction message of
+# pkg/scheduler/preemption/preemption.go (preemptionMessage) on the job it suspends.
+KUEUE_STOPPED = Event(
+    "Stopped",
+    "Preempted to accommodate a workload (UID: {preemptor}, JobUID: {preemptor_job}) due to "
+    "prioritization in the ClusterQueue; preemptor path: /tpu-cohort/cq-prod; preemptee path: "
+    "/tpu-cohort/cq-research",
+    component="kueue-jobset-controller",
+    kind="JobSet",
+    planted=True,
+    guess=KUEUE_GUESS,
+)
 ADMISSION = tuple(
     Event(reason, message, component="kueue-admission", kind="Workload", guess=KUEUE_GUESS)
     for reason, message in (
@@ -140,6 +152,14 @@ def jobs_not_created(
             )
         )
     return lines[0], events[0]
+
+
+def kueue_preempts(inc: Incident, jobset: str, uid: str, at: int) -> Entry:
+    """Kueue evicts the JobSet's Workload for a workload of higher priority and stops the
+    JobSet (its `Stopped` event carries the eviction message)."""
+    return inc.cluster_event(
+        at, jobset, KUEUE_STOPPED, uid=uid, preemptor=inc.uuid(), preemptor_job=inc.uuid()
+    )
 
 
 def workload_created(inc: Incident, jobset: str, uid: str, workload: str, at: int) -> None:

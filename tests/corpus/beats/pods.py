@@ -85,6 +85,7 @@ JOBSET_ENDINGS = {
             "Warning",
         ),
         ("AllJobsCompleted", "jobset completed successfully", "Normal"),
+        ("SuspendedJobs", "jobset is suspended", "Normal"),
     )
 }
 
