@@ -154,3 +154,52 @@ def test_a_filter_that_can_match_without_a_dotted_pod_label_key_runs(text: str) 
         f"--filter={text}",
     )
     assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ('severity>=ERROR timestamp>="yesterday"', '"yesterday"'),
+        ('severity>=CRITICAL OR receiveTimestamp<"2026-02-30"', '"2026-02-30"'),
+        ('NOT timestamp="2026-11-17 13:30 UTC"', '"2026-11-17 13:30 UTC"'),
+        ("timestamp>=1794922200", "1794922200"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["print", "replay"])
+def test_a_time_that_is_not_one_is_refused_with_a_caret(text: str, written: str, mode: str) -> None:
+    """Cloud Logging refuses a filter that compares a time field with a value that is not a
+    time (400 INVALID_ARGUMENT "The value ... is of incorrect type"), wherever it stands:
+    replay must not answer "nothing matched" instead."""
+    source = f"--logs_file={INCIDENT}" if mode == "replay" else "--project=pw-demo"
+    code, out, err = run_cli(
+        "--action=query", source, "--issue_time=2026-11-17T13:30:00Z", f"--filter={text}"
+    )
+    assert (code, out) == (2, "")
+    start = text.index(written)
+    assert err.splitlines()[-3:] == [
+        f"error: --filter: {written} at column {start + 1} is not an RFC 3339 time, and Cloud "
+        "Logging refuses a time field compared with anything else (INVALID_ARGUMENT: the value "
+        'is of incorrect type); write e.g. "2026-10-22T11:10:00Z"',
+        text,
+        " " * start + "^",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'timestamp>="2026-11-17"',
+        'timestamp>="2026-11-17T15:00:00+02:00" receiveTimestamp<="2026-11-17 14:00:00"',
+        'timestamp=~"T13:"',
+        "timestamp:*",
+        'jsonPayload.timestamp>="yesterday"',
+    ],
+)
+def test_a_time_field_compared_with_a_time_runs(text: str) -> None:
+    code, _, err = run_cli(
+        "--action=query",
+        f"--logs_file={INCIDENT}",
+        "--issue_time=2026-11-17T13:30:00Z",
+        f"--filter={text}",
+    )
+    assert code == 0, err

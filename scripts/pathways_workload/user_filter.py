@@ -8,6 +8,8 @@ newly fail: that too is said in terms of the flag.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from pathways_workload.errors import UsageError
 from pathways_workload.lql import (
     LqlError,
@@ -30,6 +32,8 @@ _EXCLUDES = {
     "<=": lambda nanos, window: nanos < window.start_ns,
     "<": lambda nanos, window: nanos <= window.start_ns,
 }
+# The LogEntry time fields, as a path names them (any case, camelCase or snake_case).
+_TIME_FIELDS = frozenset({"timestamp", "receivetimestamp"})
 # Operators a comparison on a missing field never satisfies.
 _NEEDS_FIELD = frozenset({"=", ":", "=~"})
 # What `wrap` puts around the user's text: a line of its own each.
@@ -61,6 +65,48 @@ def check_text(flag: str, text: str) -> None:
             f"{flag} has no condition (it is blank or only comments): give a Logging query, "
             f"e.g. {flag}='severity>=ERROR'"
         )
+    _check_times(flag, text)
+
+
+def _comparisons(text: str) -> Iterator[nodes.Comparison]:
+    """Every comparison of the filter, however deep (none when it uses what only Cloud
+    Logging evaluates)."""
+    try:
+        pending: list[nodes.Node] = [parser.parse(text)]
+    except LqlUnsupportedError:
+        return
+    while pending:
+        node = pending.pop()
+        if isinstance(node, nodes.Comparison):
+            yield node
+        elif isinstance(node, (nodes.And, nodes.Or)):
+            pending += (node.right, node.left)
+        elif isinstance(node, nodes.Not):
+            pending.append(node.operand)
+
+
+def _check_times(flag: str, text: str) -> None:
+    """Refuse a time field compared with a value that is not a time: Cloud Logging refuses
+    the whole filter (the offline engine would call the comparison false and match nothing)."""
+    for term in _comparisons(text):
+        value = term.value
+        if (
+            value is None
+            or term.op in nodes.REGEX_OPERATORS
+            or "".join(term.path.components).lower().replace("_", "") not in _TIME_FIELDS
+            or (value.text == "NULL_VALUE" and not value.quoted)
+            or values.parse_timestamp(value.text) is not None
+        ):
+            continue
+        written = as_given(f'"{value.text}"' if value.quoted else value.text)
+        error = diagnostics.LqlError(
+            f"{written} at {diagnostics.position(text, value.start)} is not an RFC 3339 time, "
+            "and Cloud Logging refuses a time field compared with anything else "
+            '(INVALID_ARGUMENT: the value is of incorrect type); write e.g. "2026-10-22T11:10:00Z"',
+            text,
+            value.start,
+        )
+        raise UsageError(f"{flag}: {error.render()}")
 
 
 def check_evaluable(flag: str, text: str) -> None:
