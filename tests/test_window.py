@@ -13,6 +13,7 @@ from pathways_workload.window import (
     parse_flag_duration_ns,
     resolve_window,
 )
+from tests.helpers import run_cli
 
 NOW = parse_timestamp_ns("2026-10-22T12:00:00Z")
 MINUTE = 60 * 10**9
@@ -118,3 +119,34 @@ def test_two_instants_inside_one_microsecond_differ() -> None:
 )
 def test_a_window_under_a_second_shows_its_fraction(nanos: int, shown: str) -> None:
     assert format_duration(nanos) == shown
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ("--start_time=2028-01-01T10:00:00Z",),
+        ("--issue_time=2027-01-01T00:30:00.000000001Z",),
+        ("--start_time=2027-01-01T10:00:00+09:00", "--end_time=2027-01-01T11:00:00+09:00"),
+    ],
+)
+def test_a_window_that_starts_after_now_is_said(flags: tuple[str, ...]) -> None:
+    """Nothing can have been logged in it yet (a mistyped year, a local time read as UTC):
+    an empty answer must not pass for a quiet workload. The clock reads 2027-01-01T00:00Z."""
+    code, _, err = run_cli("--project=pw-demo", "--jobset_name=x", "--action=errors", *flags)
+    assert code == 0, err
+    assert err.splitlines()[1] == (
+        "note: the window starts after now (2027-01-01T00:00:00Z): nothing can have been "
+        "logged in it yet; check the date and the UTC offset of the window flags (a time "
+        "without an offset is UTC)"
+    )
+
+
+def test_a_window_that_reaches_now_is_not_said() -> None:
+    code, _, err = run_cli(
+        "--project=pw-demo",
+        "--jobset_name=gemma-train",
+        "--action=errors",
+        "--start_time=2027-01-01T00:00:00Z",
+    )
+    assert code == 0, err
+    assert "after now" not in err

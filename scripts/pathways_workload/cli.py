@@ -38,7 +38,7 @@ from pathways_workload.runner import PRINT_NEEDS_PROJECT, Output, Settle, run_ac
 from pathways_workload.sources.base import PAGE_SIZE, Source
 from pathways_workload.sources.files import FileSource, plausible_window
 from pathways_workload.sources.text_logs import TextLogOptions, TextLogs
-from pathways_workload.timestamps import parse_timestamp_ns
+from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
 from pathways_workload.visible_text import VisibleControls
 from pathways_workload.window import Window, WindowFlags, resolve_window
 
@@ -177,6 +177,17 @@ def _source_and_window(
     if _reads_entries(args, action):
         return engine.cloud(err), window, None
     return None, window, None
+
+
+def _note_future(window: Window, now_ns: int, err: TextIO) -> None:
+    """Say when the window starts after now: nothing can have been logged in it yet, and an
+    empty answer would pass for a quiet workload (a mistyped year, a local time read as UTC)."""
+    if window.start_ns > now_ns:
+        err.write(
+            f"note: the window starts after now ({format_timestamp_ns(now_ns)}): nothing can "
+            "have been logged in it yet; check the date and the UTC offset of the window flags "
+            "(a time without an offset is UTC)\n"
+        )
 
 
 def _reads_entries(args: argparse.Namespace, action: Action) -> bool:
@@ -349,6 +360,8 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         printer = engine.printer() if printing else GcloudPrinter()
         if settle is None:  # once the flags are known to be right: an error is one line
             err.write(window.describe() + "\n")
+        if not args.logs_file:
+            _note_future(window, clock(), err)
         output = Output(out, err, args.format, args.verbose, args.commands_out, printer)
         return run_action(action, request, source, output, settle)
 
