@@ -101,8 +101,9 @@ def test_triage_names_the_planted_root_cause(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_triage_says_when_the_jobset_completed(name: str) -> None:
-    """A finished run is no failure: its teardown (Killing, SIGTERM) is not a root cause."""
+def test_triage_says_when_the_workload_completed(name: str) -> None:
+    """A finished run is no failure: its teardown (Killing, SIGTERM) is not a root cause, and
+    the cluster a finished client Job leaves idle has not hung."""
     planted = expected(name).get("completed")
     report = triage(name)
     if planted is None:

@@ -57,10 +57,10 @@ NO_VERDICT = (
     "logged; offline, leave out the window flags to read the export's whole span)."
 )
 
-# A triage report's line when the workload's JobSet completed (its event's time and message).
+# A triage report's line when the workload completed (its event's time and message).
 COMPLETED_TEXT = (
-    "Completed: the JobSet completed successfully at {when} ({message}); the pods stopped "
-    "after it (Killing, SIGTERM) are its teardown, not a failure."
+    "Completed: the workload finished successfully at {when} ({message}); what stopped after "
+    "it (Killing, SIGTERM, quiet hosts) is its teardown, not a failure."
 )
 
 

@@ -40,6 +40,7 @@ SPECS = (
     "user_code_import_error",
     "finished_run",
     "kueue_preemption",
+    "client_job_finished",
 )
 
 

@@ -1,6 +1,8 @@
-"""A JobSet that finished: the controller's event that every Job succeeded. What its pods log
-after it (Killing, SIGTERM, lost peers) is the JobSet stopping the pods it no longer needs,
-not a failure, and a finished run has not hung."""
+"""A workload that finished: the event that its JobSet (every Job) or its Job succeeded. What
+its pods log after it (Killing, SIGTERM, lost peers) is the stopping of pods no longer
+needed, not a failure, and a finished run has not hung (a client Job that finished leaves a
+headless JobSet idle, not hung).
+"""
 
 from __future__ import annotations
 
@@ -11,29 +13,32 @@ from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.triage.rules import Failure
 
-# The JobSet controller's event reason when every Job it runs succeeded (message "jobset
-# completed successfully"): kubernetes-sigs/jobset pkg/constants/constants.go,
-# AllJobsCompletedReason; recorded as a Normal event on the JobSet.
-COMPLETED_REASON = "AllJobsCompleted"
+# For each kind of workload, the object and event reason that say it succeeded: the JobSet
+# controller's AllJobsCompleted ("jobset completed successfully", kubernetes-sigs/jobset
+# pkg/constants/constants.go) and the Job controller's Completed ("Job completed",
+# kubernetes/kubernetes pkg/controller/job/job_controller.go), both Normal events.
+COMPLETIONS = {"jobset": ("JobSet", "AllJobsCompleted"), "job": ("Job", "Completed")}
 SECOND_NS = 10**9
 
 
 def completion(events: Sequence[Entry], request: Request) -> Entry | None:
-    """The earliest event saying one of the workload's JobSets completed, if any."""
-    jobsets = {w.name for w in request.target.workloads if w.kind == "jobset"}
+    """The earliest event saying one of the workloads succeeded, if any."""
+    wanted = {
+        (*COMPLETIONS[workload.kind], workload.name)
+        for workload in request.target.workloads
+        if workload.kind in COMPLETIONS
+    }
     done = [
         entry
         for entry in events
-        if event_reason(entry) == COMPLETED_REASON
-        and (about := involved_object(entry)) is not None
-        and about[0] == "JobSet"
-        and about[1] in jobsets
+        if (about := involved_object(entry)) is not None
+        and (about[0], event_reason(entry), about[1]) in wanted
     ]
     return min(done, key=entry_time_ns, default=None)
 
 
 def before_completion(failures: Sequence[Failure], completed: Entry | None) -> list[Failure]:
-    """The failures that began before the JobSet completed: the rest are its teardown. An
+    """The failures that began before the workload completed: the rest are its teardown. An
     event's time is in whole seconds, so the teardown begins at the completion's second."""
     if completed is None:
         return list(failures)
