@@ -49,6 +49,36 @@ def test_the_exception_line_is_found_by_its_shape_not_its_position() -> None:
     assert without_launcher_prefix(built.exception["textPayload"]).startswith("ValueError: mesh")
 
 
+def test_lines_sharing_the_header_time_are_read_whatever_their_insert_ids() -> None:
+    """Lines of one burst share a timestamp and their insertIds are random: a header whose
+    insertId sorts after the exception's still ends with that exception, its header first."""
+    texts = ["Traceback (most recent call last):", *FRAMES, "MemoryError"]
+    entries = _lines(texts)
+    for entry, insert_id in zip(entries, ["zz-header", "aa", "mm", "nn", "pp", "bb-exception"]):
+        entry["insertId"] = insert_id
+    built = tracebacks.assemble(entries[0], entries)
+    assert built.exception is entries[-1]
+    assert built.text() == texts
+
+
+def test_triage_names_the_exception_of_a_traceback_whose_header_sorts_last(
+    tmp_path: Path,
+) -> None:
+    texts = ["Traceback (most recent call last):", *FRAMES, "ValueError: bad mesh"]
+    entries = _lines(texts)
+    for entry, insert_id in zip(entries, ["zz-header", "aa", "mm", "nn", "pp", "bb-exception"]):
+        entry["insertId"] = insert_id
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries))
+    args = (f"--logs_file={path}", "--jobset_name=llama-train", "--format=json")
+    code, out, err = run_cli(*args, "--action=triage")
+    assert code == 0, err
+    root = json.loads(out)["root_cause"]
+    assert root["message"] == "ValueError: bad mesh"
+    assert root["traceback"] == texts
+    assert not root["downstream_only"]
+
+
 def test_chained_exceptions_end_with_the_last_one() -> None:
     texts = [
         "[rank0]: Traceback (most recent call last):",

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 
 from pathways_workload.describe import container_of, message, pod_of, without_launcher_prefix
+from pathways_workload.shaping import identity
 from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
 
 HEADER = "Traceback (most recent call last):"
@@ -58,7 +59,10 @@ def _same_stream(entry: Entry, header: Entry) -> bool:
 
 
 def assemble(header: Entry, candidates: Sequence[Entry]) -> Traceback:
-    """The traceback that starts at `header`, from the lines of its container that follow it."""
+    """The traceback that starts at `header`, from the lines of its container that follow it.
+
+    Lines at the header's own instant belong to it whatever their insertIds (random for
+    GKE's agent) say: the header comes first and the exception ends it."""
     start = entry_time_ns(header)
     lines = sorted(
         (
@@ -66,18 +70,18 @@ def assemble(header: Entry, candidates: Sequence[Entry]) -> Traceback:
             for entry in candidates
             if _same_stream(entry, header)
             and start <= entry_time_ns(entry) <= start + FOLLOW_NS
-            and sort_key(entry) >= sort_key(header)
+            and identity(entry) != identity(header)
         ),
         key=sort_key,
-    )[:FOLLOW_LINES]
+    )[: FOLLOW_LINES - 1]
     exceptions = [entry for entry in lines if is_exception_line(message(entry))]
     if not exceptions:
-        return Traceback(header, tuple(lines), None)
+        return Traceback(header, (header, *lines), None)
     end = exceptions[-1]
     ordered = [line for line in lines if line is not end]
     # The exception ends the traceback wherever its insertId sorted it among equal times.
     kept = [line for line in ordered if sort_key(line) <= sort_key(end) or _is_frame(line)]
-    return Traceback(header, (*kept, end), end)
+    return Traceback(header, (header, *kept, end), end)
 
 
 def _is_frame(entry: Entry) -> bool:
