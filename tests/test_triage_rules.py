@@ -455,3 +455,32 @@ def test_a_wait_for_more_slices_than_the_jobset_runs_is_not_called_a_lost_slice(
     assert root["scenario"] == expected("client-timeout-workers-follow")["root_cause"]["scenario"]
     assert "more slices than the workload runs" in root["cause"]
     assert "Timed out waiting for N slices" in root["fix"]
+
+
+def test_an_error_at_the_instant_its_component_went_quiet_is_no_hang(tmp_path: Path) -> None:
+    """The hung host's sidecar ends with a traceback, every line at one instant, and the run
+    stalls after it: whichever of those lines sorts first, the exception is the cause, not
+    a hang whose last line is one of the traceback's."""
+    name = "silent-hang"
+    hung = expected(name)["root_cause"]
+    entries = json.loads((INCIDENTS / f"{name}.json").read_text())
+    model = next(e for e in entries if e["resource"]["labels"].get("pod_name") == hung["pod"])
+    texts = [HEADER, '  File "/app/sidecar.py", line 7, in call', "    return fn(*args)"]
+    burst = []
+    for insert_id, text in zip(["zz", "aa", "mm", "bb"], [*texts, "MemoryError"]):
+        line = json.loads(json.dumps(model))
+        line["resource"]["labels"]["container_name"] = "colocated-python-sidecar"
+        line.update(insertId=insert_id, textPayload=text, severity="ERROR")
+        line.update(timestamp="2026-11-25T14:23:05.5Z", receiveTimestamp="2026-11-25T14:23:06Z")
+        line.pop("jsonPayload", None)
+        line.pop("sourceLocation", None)
+        burst.append(line)
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries + burst))
+    args = [f"--logs_file={path}", *target_args(name)[1:]]
+    code, out, err = run_cli(*args, "--action=triage", "--format=json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["root_cause"]["message"] == "MemoryError"
+    assert report["root_cause"]["source"] == "container"
+    assert report["lead_host"]["pod"] == hung["pod"]

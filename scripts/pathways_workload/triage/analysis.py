@@ -276,6 +276,8 @@ def _hang(
     if not quiet:
         return []
     first = quiet[0]
+    if rules.ended_on_error(first, failures):
+        return []
     due = entry_time_ns(first) if first in unseen else rules.next_line_due(last, first)
     return [rules.hang_failure(first, due, quiet[1:])]
 

@@ -337,6 +337,18 @@ def quiet_first(
     return quiet[0] if quiet else None
 
 
+def ended_on_error(last: Entry, failures: Sequence[Failure]) -> bool:
+    """Whether the quiet component's `last` line is one of a failure's errors (or shares its
+    instant, as the lines of a traceback do): the component crashed, and the stall after it
+    belongs to that failure, not to a hang of its own."""
+    pod, container, at = pod_of(last), container_of(last), entry_time_ns(last)
+    return any(
+        item.pod == pod and item.container == container and item.time_ns >= at
+        for failure in failures
+        for item in failure.evidence
+    )
+
+
 def hang_failure(entry: Entry, due_ns: int, others: Sequence[Entry] = ()) -> Failure:
     """A hang led by `entry`, the last line of the component that went quiet first; `others`
     are the last lines of those that went quiet with it (evidence too)."""
