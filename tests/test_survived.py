@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import run_cli
+from tests.helpers import audit_event, run_cli
 
 HEALTHY = Path(__file__).resolve().parent / "fixtures" / "incidents" / "healthy-run.json"
 RETRY = (
@@ -205,3 +205,35 @@ def test_a_sibling_jobsets_job_is_not_the_workloads(tmp_path: Path) -> None:
     own = _job_event("qwen-pretrain-worker-1", "2026-11-26T10:47:35Z")
     root = _triage(tmp_path, own)["root_cause"]
     assert root is not None and "(Job/qwen-pretrain-worker-1)" in root["message"]
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        "compute.instances.preempted",
+        "compute.instances.hostError",
+        "compute.instances.terminateOnHostMaintenance",
+    ],
+)
+def test_an_interruption_of_the_host_that_went_quiet_is_the_cause_of_the_hang(
+    tmp_path: Path, method: str
+) -> None:
+    """The hung host's VM is interrupted a second after its last line and no container logs an
+    error: its pods went quiet with the node, so the run did not go on after the event; the
+    interruption, not an unexplained hang, is the root cause, on that host."""
+    name = "silent-hang"
+    planted = json.loads((HEALTHY.parent / f"{name}.expected.json").read_text())["root_cause"]
+    entries = json.loads((HEALTHY.parent / f"{name}.json").read_text())
+    stop = audit_event(method, planted["node"], "2026-11-25T14:23:12.5Z")
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([*entries, stop]))
+    code, out, err = run_cli(
+        "--action=triage", f"--logs_file={path}", "--jobset_name=dpo-train", "--format=json"
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["root_cause"]["message"].startswith(method)
+    assert report["root_cause"]["source"] == "audit"
+    assert report["lead_host"]["pod"] == planted["pod"]
+    assert report["survived"] == []
+    assert [failure["source"] for failure in report["failures"]] == ["audit"]

@@ -276,9 +276,9 @@ def _hang(
     if not quiet:
         return []
     first = quiet[0]
-    if rules.ended_on_error(first, failures):
-        return []
     due = entry_time_ns(first) if first in unseen else rules.next_line_due(last, first)
+    if rules.ended_on_error(first, due, failures):
+        return []
     return [rules.hang_failure(first, due, quiet[1:])]
 
 

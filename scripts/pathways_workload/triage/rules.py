@@ -23,7 +23,8 @@
    reported apart, never a cause.
 9. A node-level event after which the workload went on (nothing of its own, no
    container error or symptom and no pod or cluster event, in the five minutes
-   after it, while its lines go on past them) is one the run survived too: an
+   after it, while its lines go on past them, those of its pods on that node
+   too) is one the run survived too: an
    OOM kill of another process on the node, or one before the workload's pods
    came there.
 """
@@ -36,7 +37,7 @@ import itertools
 import re
 from collections.abc import Sequence
 
-from pathways_workload.describe import container_of, pod_of, severity
+from pathways_workload.describe import container_of, node_of, pod_of, severity
 from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
 from pathways_workload.triage.evidence import NODE_EVENT_TOLERANCE_NS, Evidence, attempt_of
 from pathways_workload.triage.fetches import CADENCE_LINES, QUIET_AFTER_NS
@@ -152,6 +153,11 @@ def went_on_after(
     those events. `latest` are the workload's latest lines."""
     own = sorted(e.time_ns for e in evidence if e.source not in NODE_SOURCES)
     logged_until = max([*own, *map(entry_time_ns, latest)], default=None)
+    on_node: dict[str, int] = {}  # each node's latest line of the workload
+    for entry in latest:
+        node = node_of(entry)
+        if node:
+            on_node[node] = max(on_node.get(node, 0), entry_time_ns(entry))
 
     def survived(item: Evidence) -> bool:
         if item.source not in NODE_SOURCES or logged_until is None:
@@ -159,7 +165,9 @@ def went_on_after(
         until = item.time_ns + FALTER_NS
         after = bisect.bisect_left(own, item.effective_ns)
         faltered = after < len(own) and own[after] <= until
-        return not faltered and logged_until > until
+        # The workload's pods on that node went quiet with it (a preempted VM logs nothing).
+        quiet_there = item.effective_ns - FALTER_NS <= on_node.get(item.node or "", 0) <= until
+        return not faltered and not quiet_there and logged_until > until
 
     apart = [item for item in evidence if survived(item)]
     if not apart:
@@ -337,15 +345,21 @@ def quiet_first(
     return quiet[0] if quiet else None
 
 
-def ended_on_error(last: Entry, failures: Sequence[Failure]) -> bool:
+def ended_on_error(last: Entry, due_ns: int, failures: Sequence[Failure]) -> bool:
     """Whether the quiet component's `last` line is one of a failure's errors (or shares its
-    instant, as the lines of a traceback do): the component crashed, and the stall after it
-    belongs to that failure, not to a hang of its own."""
+    instant, as the lines of a traceback do), or its node was interrupted or OOM-killed
+    between that line and `due_ns`, when its next one was due: the component crashed or
+    lost its host, and the stall after it belongs to that failure, not to a hang of its own."""
     pod, container, at = pod_of(last), container_of(last), entry_time_ns(last)
+    node = node_of(last)
+
+    def ended(item: Evidence) -> bool:
+        if item.source in NODE_SOURCES:
+            return node is not None and item.node == node and item.effective_ns <= due_ns
+        return item.pod == pod and item.container == container
+
     return any(
-        item.pod == pod and item.container == container and item.time_ns >= at
-        for failure in failures
-        for item in failure.evidence
+        item.time_ns >= at and ended(item) for failure in failures for item in failure.evidence
     )
 
 
