@@ -13,7 +13,7 @@ from pathways_workload.examples import Example
 from pathways_workload.triage import rules
 from pathways_workload.triage.evidence import classify
 from tests.example_entries import entry_of
-from tests.helpers import container_entry, run_cli
+from tests.helpers import audit_event, container_entry, run_cli
 
 HEAD_POD = "llama-train-pathways-head-0-0-hhhhh"
 WORKER_POD = "llama-train-worker-0-0-aaaaa"
@@ -325,3 +325,18 @@ def test_a_traceback_header_is_named_only_when_no_other_downstream_line_exists()
     )
     assert root(header, lost) is lost
     assert root(header) is header
+
+
+def test_the_clients_elastic_event_follows_a_host_error_its_clock_puts_after_it() -> None:
+    """pathwaysutils logs `Elastic event detected` only for an error it reads as a slice going
+    down: a downstream line, so a head node whose clock runs seconds behind does not make it
+    beat the host error that took the slice down."""
+    elastic = head(
+        "Elastic event detected\nTraceback (most recent call last):\n"
+        '  File "/app/train.py", line 612, in train_loop\n'
+        "jax.errors.JaxRuntimeError: DATA_LOSS: slice 1 is gone",
+        "2026-10-22T11:30:00.1Z",
+    )
+    host_error = audit_event("compute.instances.hostError", WORKER_NODE, "2026-10-22T11:30:02Z")
+    assert root(elastic, host_error) is host_error
+    assert root(elastic) is elastic

@@ -33,6 +33,7 @@ from pathways_workload.examples import (
     JOBSET_CONSTANTS,
     JOBSET_EVENT,
     MAXTEST,
+    PATHWAYS_UTILS,
     POD_EVENT,
     TROUBLESHOOTING_DOC,
     Example,
@@ -136,6 +137,15 @@ SCHEDULER_LOGS = Look(
 JOBSET_LOGS = Look(
     "the first failed job's pods, which the JobSet event names",
     ("--action=errors --min_severity=WARNING", "--action=pod-events", "--action=summary"),
+)
+SLICE_LOGS = Look(
+    "the lost slice's own logs and nodes: the RM's, the workers', their interruptions and "
+    "OOM kills",
+    (
+        "--action=pathways-rm --min_severity=WARNING",
+        "--action=workers --min_severity=WARNING",
+        *NODE_ACTIONS,
+    ),
 )
 STALL_LOGS = Look(
     "the proxy's and the workers' lines around it (a transfer stall, or a peer that went away)",
@@ -279,6 +289,19 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "Pipe from scheduler to aggregator",
         PEER_LOGS,
         (_crash_example("Pipe from scheduler to aggregator"),),
+    ),
+    Symptom(
+        # pathwaysutils logs it only for an error it reads as a slice going down.
+        "Elastic event detected",
+        SLICE_LOGS,
+        (
+            Example(
+                "Elastic event detected",
+                PATHWAYS_UTILS + "pathwaysutils/elastic/manager.py:410 (handle_slice_down_error)",
+                CLIENT,
+            ),
+        ),
+        containers=USER_CONTAINERS,
     ),
     Symptom(
         "SLICE_FAILURE_CHIP_DRIVER_ERROR",
