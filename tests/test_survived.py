@@ -207,6 +207,22 @@ def test_a_sibling_jobsets_job_is_not_the_workloads(tmp_path: Path) -> None:
     assert root is not None and "(Job/qwen-pretrain-worker-1)" in root["message"]
 
 
+def _hang_interrupted(tmp_path: Path, method: str, at: str, *extra: str) -> dict[str, Any]:
+    """Triage of silent-hang with `method` on the hung host's node at `at`."""
+    name = "silent-hang"
+    planted = json.loads((HEALTHY.parent / f"{name}.expected.json").read_text())["root_cause"]
+    entries = json.loads((HEALTHY.parent / f"{name}.json").read_text())
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([*entries, audit_event(method, planted["node"], at)]))
+    code, out, err = run_cli(
+        "--action=triage", f"--logs_file={path}", "--jobset_name=dpo-train", "--format=json", *extra
+    )
+    assert code == 0, err
+    report: dict[str, Any] = json.loads(out)
+    assert report["lead_host"]["pod"] == planted["pod"]
+    return report
+
+
 @pytest.mark.parametrize(
     "method",
     [
@@ -221,19 +237,20 @@ def test_an_interruption_of_the_host_that_went_quiet_is_the_cause_of_the_hang(
     """The hung host's VM is interrupted a second after its last line and no container logs an
     error: its pods went quiet with the node, so the run did not go on after the event; the
     interruption, not an unexplained hang, is the root cause, on that host."""
-    name = "silent-hang"
-    planted = json.loads((HEALTHY.parent / f"{name}.expected.json").read_text())["root_cause"]
-    entries = json.loads((HEALTHY.parent / f"{name}.json").read_text())
-    stop = audit_event(method, planted["node"], "2026-11-25T14:23:12.5Z")
-    path = tmp_path / "export.json"
-    path.write_text(json.dumps([*entries, stop]))
-    code, out, err = run_cli(
-        "--action=triage", f"--logs_file={path}", "--jobset_name=dpo-train", "--format=json"
-    )
-    assert code == 0, err
-    report = json.loads(out)
+    report = _hang_interrupted(tmp_path, method, "2026-11-25T14:23:12.5Z")
     assert report["root_cause"]["message"].startswith(method)
     assert report["root_cause"]["source"] == "audit"
-    assert report["lead_host"]["pod"] == planted["pod"]
     assert report["survived"] == []
+    assert [failure["source"] for failure in report["failures"]] == ["audit"]
+
+
+def test_an_interruption_seconds_before_the_last_line_is_the_cause_at_the_issue_time(
+    tmp_path: Path,
+) -> None:
+    """A VM logs on for a few seconds after its interruption begins: the hang that follows is
+    the interruption's, and no later failure of its own for the issue time to pick."""
+    method = "compute.instances.migrateOnHostMaintenance"
+    issue = "--issue_time=2026-11-25T14:30:00Z"
+    report = _hang_interrupted(tmp_path, method, "2026-11-25T14:23:10Z", issue)
+    assert report["root_cause"]["message"].startswith(method)
     assert [failure["source"] for failure in report["failures"]] == ["audit"]

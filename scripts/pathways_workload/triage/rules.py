@@ -347,20 +347,20 @@ def quiet_first(
 
 def ended_on_error(last: Entry, due_ns: int, failures: Sequence[Failure]) -> bool:
     """Whether the quiet component's `last` line is one of a failure's errors (or shares its
-    instant, as the lines of a traceback do), or its node was interrupted or OOM-killed
-    between that line and `due_ns`, when its next one was due: the component crashed or
-    lost its host, and the stall after it belongs to that failure, not to a hang of its own."""
+    instant, as the lines of a traceback do), or its node was interrupted or OOM-killed in
+    the five minutes before that line (a preempted VM runs on for its shutdown) or after it,
+    before its next one was due (`due_ns`): the component crashed or lost its host, and the
+    stall after it belongs to that failure, not to a hang of its own."""
     pod, container, at = pod_of(last), container_of(last), entry_time_ns(last)
     node = node_of(last)
 
     def ended(item: Evidence) -> bool:
         if item.source in NODE_SOURCES:
-            return node is not None and item.node == node and item.effective_ns <= due_ns
-        return item.pod == pod and item.container == container
+            near = at - FALTER_NS <= item.time_ns and item.effective_ns <= due_ns
+            return node is not None and item.node == node and near
+        return item.pod == pod and item.container == container and item.time_ns >= at
 
-    return any(
-        item.time_ns >= at and ended(item) for failure in failures for item in failure.evidence
-    )
+    return any(ended(item) for failure in failures for item in failure.evidence)
 
 
 def hang_failure(entry: Entry, due_ns: int, others: Sequence[Entry] = ()) -> Failure:
