@@ -343,3 +343,36 @@ def test_the_crash_a_run_restarted_from_is_not_where_a_later_hang_began(
     assert report["quiet_hosts_missing"] is not None
     assert crash["pod"] not in {host["pod"] for host in report["failing_hosts"]}
     assert report["lead_host"] is None or report["lead_host"]["pod"] != crash["pod"]
+
+
+def test_partial_scan_pages_cannot_take_triage_past_its_request_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cloud Logging answered an empty partial-scan page before every page of entries:
+    each read paged through empty pages to its first entry, and the second stage's checks
+    were sent with the budget spent: 28 requests against a budget of 25. The budget is a hard
+    cap on requests sent, and the report names every check it stopped short."""
+    _, planted = export("cascade-1024")
+    unlimited = retry.RequestBudget(per_minute=10**9, burst=10**6)
+    monkeypatch.setattr(cloud_source, "RequestBudget", lambda: unlimited)
+    with FakeLogging(_entries("cascade-1024")) as fake:
+        fake.partial_pages = 1
+        point_at(monkeypatch, fake)
+        code, out, err = run_cli(
+            "--project=pw-demo", *planted.target(), "--action=triage", "--format=json", "--execute"
+        )
+        assert code == 0, err
+        report = json.loads(out)
+        assert fake.list_requests == report["requests"] <= 25
+    assert report["root_cause"]["pod"] == planted.root_pod
+    (cut,) = [
+        gap
+        for gap in report["coverage"]["gaps"]
+        if gap.startswith("the run's request budget ran out")
+    ]
+    unread = [c for c in report["checks"] if c["status"] == "truncated" and c["count"] == 0]
+    assert unread
+    assert all(check["purpose"] in cut for check in unread)
+    # a check cut before it read anything does not say the logs lack what it looks for
+    if any("serial console in the logs" in check["purpose"] for check in unread):
+        assert not any(gap.startswith("no serial-console") for gap in report["coverage"]["gaps"])

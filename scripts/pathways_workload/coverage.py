@@ -53,6 +53,12 @@ KIND_GAPS = {
     ),
 }
 
+# A kind of log whose check the request budget left undone: not known to be missing.
+UNCHECKED_KIND = (
+    "{kind}: not known whether the logs hold any, for the run's request budget ran out "
+    "before its check (narrow the window, or run --action=preflight)"
+)
+
 
 def _span(entries: Sequence[Entry]) -> tuple[str | None, str | None]:
     """The first and last line's timestamps (of lines at one instant, the first and last
@@ -155,19 +161,23 @@ def report(
     found: Mapping[str, bool],
     more_kinds: Sequence[dict[str, Any]] = (),
     hosts_read: bool = True,
+    unchecked: Collection[str] = (),
 ) -> dict[str, Any]:
     """What the logs hold: each component (from its lines), each log kind (whether `found`,
     then `more_kinds`, rows of their own), and every gap, one line each (`hosts_read`: see
-    `components`)."""
+    `components`; `unchecked`: kinds not found whose check was left undone)."""
     made = {
         "components": components(lines, expected_hosts, hosts_read),
-        "kinds": [*_kinds(found, bool(lines)), *more_kinds],
+        "kinds": [*_kinds(found, bool(lines), unchecked), *more_kinds],
     }
     return {**made, "gaps": _gaps(made)}
 
 
-def _kinds(found: Mapping[str, bool], containers_seen: bool) -> list[dict[str, Any]]:
-    """Per log kind: whether the logs hold any, and what its absence means."""
+def _kinds(
+    found: Mapping[str, bool], containers_seen: bool, unchecked: Collection[str] = ()
+) -> list[dict[str, Any]]:
+    """Per log kind: whether the logs hold any, and what its absence means (or, when its
+    check was left undone, that it is not known)."""
     rows = [
         {
             "kind": "container logs",
@@ -176,7 +186,8 @@ def _kinds(found: Mapping[str, bool], containers_seen: bool) -> list[dict[str, A
         }
     ]
     for kind, seen in found.items():
-        rows.append({"kind": kind, "seen": seen, "gap": None if seen else KIND_GAPS.get(kind)})
+        gap = UNCHECKED_KIND.format(kind=kind) if kind in unchecked else KIND_GAPS.get(kind)
+        rows.append({"kind": kind, "seen": seen, "gap": None if seen else gap})
     return rows
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -13,6 +14,23 @@ from pathways_workload.timestamps import parse_timestamp_ns
 Entry = dict[str, Any]
 # entries.list returns at most this many entries a page: one request each.
 PAGE_SIZE = 1000
+
+
+class Allowance:
+    """The requests the fetches of one stage of a budgeted run may still send, together
+    (retries and partial-scan pages included): a hard cap, shared across threads."""
+
+    def __init__(self, requests: int) -> None:
+        self._left = max(0, requests)
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        """Take one request; False when none is left (the request must not be sent)."""
+        with self._lock:
+            if self._left <= 0:
+                return False
+            self._left -= 1
+            return True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,7 +47,8 @@ class Fetch:
     engine that can aggregate where the entries are (SQL) answers that instead
     of pages. `max_requests`, when set, caps the requests the read may take
     (a budgeted run): short pages from the server then cut it short (truncated)
-    instead of costing more requests.
+    instead of costing more requests. `allowance`, when set, is the stage's shared
+    hard cap on requests sent (a source that sends real requests honours it).
     """
 
     query: Query
@@ -40,6 +59,7 @@ class Fetch:
     per_source: int = 0
     source_last: bool = False
     max_requests: int = 0
+    allowance: Allowance | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 @dataclasses.dataclass
@@ -60,6 +80,7 @@ class Result:
     answered: bool = False
     matched: int | None = None
     group_totals: dict[str, int] | None = None
+    cut: bool = False
 
 
 class Source(Protocol):

@@ -8,7 +8,10 @@ token ends (the server may send shorter pages than asked; that is normal).
 Each page request is retried on 429, 5xx and connection errors with backoff
 (not when a proxy blocks it: a certificate the client does not trust, a tunnel
 refused), resuming from its page token; all requests of a source draw from one
-budget well under the project's 60 requests per minute. A read that does not
+budget well under the project's 60 requests per minute. A fetch given an allowance
+(a budgeted run's hard cap, shared by a stage) sends no request past it, retries
+included: the read ends truncated and `cut`, or, when the allowance ends a page's
+retries, fails as if they ran out. A read that does not
 end is stopped with CloudLoggingError: a token sent twice, too many partial-scan
 (empty) pages in a row, pages in a row that bring only entries already read,
 or more pages than any honest read of the limit needs. An entry a page
@@ -60,6 +63,7 @@ OUTAGE_ADVICE = (
     "so the query has less to scan"
 )
 NARROW_ADVICE = "narrow the window (--duration) or the workload flags"
+SPENT_NOTE = ", and the run's request budget allows no more"
 _JSON_TYPES = {bool: "boolean", int: "number", float: "number", str: "string", list: "array"}
 
 
@@ -85,6 +89,10 @@ class TooSlow(Exception):
 class _Stopped(Exception):
     """Another fetch of the same run failed; this one stops before its next request, or
     leaves the one in flight."""
+
+
+class _Spent(Exception):
+    """The stage's request allowance is spent: the read stops before its next request."""
 
 
 def _within(
@@ -142,6 +150,7 @@ class _Scan:
     empty_pages: int = 0  # the last pages that were empty, in a row
     stale_pages: int = 0  # the last pages whose entries were all seen before, in a row
     seen: set[tuple[str, str, str]] = dataclasses.field(default_factory=set)
+    cut: bool = False  # the stage's request allowance ran out before the read was done
 
     @property
     def purpose(self) -> str:
@@ -208,10 +217,10 @@ class _Scan:
 
     def result(self) -> Result:
         limit = self.fetch.limit
-        truncated = len(self.entries) > limit or self.token is not None
+        truncated = self.cut or len(self.entries) > limit or self.token is not None
         kept = self.entries[:limit]
         answered = self.fetch.until is not None and self.fetch.until(kept)
-        return Result(self.fetch, kept, truncated, self.requests, answered)
+        return Result(self.fetch, kept, truncated, self.requests, answered, cut=self.cut)
 
 
 def _read_page(page: object, purpose: str) -> tuple[list[Entry], str | None]:
@@ -375,7 +384,11 @@ class CloudSource:
         client = api.new_client()
         while scan.more_needed():
             self._check_bounds(scan)
-            scan.add(self._page(api, client, scan, stop))
+            try:
+                scan.add(self._page(api, client, scan, stop))
+            except _Spent:
+                scan.cut = True
+                break
             if self.err.isatty():
                 self._say(
                     f'"{scan.purpose}": page {scan.pages}, {len(scan.entries)} entries so far'
@@ -397,9 +410,12 @@ class CloudSource:
         """One page, retried (from the same page token) on transient failures."""
         body = scan.body()
         page = scan.pages + 1
+        failures: list[Exception] = []
 
         def attempt() -> object:
             self._await_budget(stop)
+            if scan.fetch.allowance is not None and not scan.fetch.allowance.take():
+                raise _Spent
             scan.requests += 1
             return _within(
                 self.deadline,
@@ -410,6 +426,7 @@ class CloudSource:
             )
 
         def report(error: Exception, wait: float, number: int) -> None:
+            failures.append(error)
             self._say(
                 f'Cloud Logging answered {_status(error)} to "{scan.purpose}" '
                 f"(page {page}, attempt {number}); retrying in {wait:.1f}s"
@@ -418,8 +435,14 @@ class CloudSource:
         def transient(error: Exception) -> bool:
             return isinstance(error, api.transient) and not _blocked("", error)
 
+        started = time.monotonic()
         try:
             return retrying(attempt, transient, self.backoff, report, stop.wait)
+        except _Spent:
+            if not failures:
+                raise
+            spent = GaveUp(failures[-1], len(failures), time.monotonic() - started)
+            raise _gave_up(scan, spent, SPENT_NOTE) from None
         except GaveUp as gave_up:
             raise _gave_up(scan, gave_up) from None
         except api.auth_error as error:
@@ -582,7 +605,8 @@ def _cause(error: Exception) -> str:
     return type(inner).__name__
 
 
-def _gave_up(scan: _Scan, gave_up: GaveUp) -> CloudLoggingError:
+def _gave_up(scan: _Scan, gave_up: GaveUp, note: str = "") -> CloudLoggingError:
+    """The error for a page whose retries ended (`note`: why, when not the backoff's deadline)."""
     error = gave_up.error
     if not isinstance(getattr(error, "code", None), int) and _NO_CONNECTION.search(str(error)):
         return _unreachable(scan, gave_up)
@@ -590,7 +614,8 @@ def _gave_up(scan: _Scan, gave_up: GaveUp) -> CloudLoggingError:
     advice = QUOTA_ADVICE if getattr(error, "code", None) == 429 else OUTAGE_ADVICE
     return CloudLoggingError(
         f'the query "{scan.purpose}" failed after {gave_up.attempts} attempts '
-        f"in {gave_up.elapsed:.0f}s ({_status(error)}{': ' + said if said else ''}); {advice}"
+        f"in {gave_up.elapsed:.0f}s ({_status(error)}{': ' + said if said else ''}){note}; "
+        f"{advice}"
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
+from pathways_workload.sources.base import PAGE_SIZE, Allowance, Entry, Fetch, Result
 
 
 def pages_needed(count: int) -> int:
@@ -19,10 +19,23 @@ def pages_needed(count: int) -> int:
     return max(1, math.ceil(count / PAGE_SIZE))
 
 
-def within_pages(fetches: list[Fetch]) -> list[Fetch]:
+def within_pages(fetches: list[Fetch], left: int | None = None) -> list[Fetch]:
     """Each fetch held to the requests its limit needs at full pages, so that a server
-    sending short pages cuts the reads short (truncated) rather than the budget."""
-    return [dataclasses.replace(f, max_requests=pages_needed(f.limit)) for f in fetches]
+    sending short pages cuts the reads short (truncated) rather than the budget.
+
+    With `left`, the requests the run may still send: only the fetches that fit in it at
+    full pages, in order, and those share it as a hard cap (partial-scan pages and retries
+    cost requests too).
+    """
+    held = [dataclasses.replace(f, max_requests=pages_needed(f.limit)) for f in fetches]
+    if left is None:
+        return held
+    allowance, kept = Allowance(left), []
+    for fetch in held:
+        if fetch.max_requests <= left:
+            left -= fetch.max_requests
+            kept.append(dataclasses.replace(fetch, allowance=allowance))
+    return kept
 
 
 def as_paged(fetch: Fetch, entries: list[Entry], matched: int) -> Result:

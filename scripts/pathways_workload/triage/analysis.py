@@ -19,7 +19,7 @@ from pathways_workload.describe import (
 from pathways_workload.node_discovery import nodes_from
 from pathways_workload.pod_names import sibling_job
 from pathways_workload.query import Request
-from pathways_workload.sources.base import Entry, entry_time_ns
+from pathways_workload.sources.base import Entry, Result, entry_time_ns
 from pathways_workload.terms import RECOVERY_TERMS, WORKER_CONTAINERS
 from pathways_workload.timestamps import format_timestamp_ns
 from pathways_workload.tracebacks import is_header
@@ -367,9 +367,9 @@ def crash_coverage(found: TriageResults) -> str | None:
     unread = [] if every_pod else [f"{no_crash} asked by name"]
     unread += [f"{hosts} hosts the labels say exist showed no line at all"] if hosts else []
     reached = [entry_time_ns(e) for e in sweep[-1].entries]
-    last = format_timestamp_ns(max(reached)) if reached else "?"
+    stopped = f"at {format_timestamp_ns(max(reached))}" if reached else "before its first line"
     return (
-        f"the crash sweep stopped at {last} within the request budget; {', and '.join(unread)}: "
+        f"the crash sweep stopped {stopped} within the request budget; {', and '.join(unread)}: "
         "they may have failed later (narrow the window to see them)"
     )
 
@@ -521,5 +521,29 @@ def _coverage(found: TriageResults, gaps: list[str]) -> dict[str, Any]:
     }
     audited = any("system_event" in name for name in instances)
     audit = {"kind": "GCE audit (preemption, maintenance)", "seen": audited, "gap": None}
-    made = coverage.report(lines, expected, kinds, (audit,), hosts_read=not _hosts_unread(found))
-    return {**made, "gaps": [*made["gaps"], *gaps]}
+    probed = {
+        "Kubernetes events": found.events_any,
+        "node logs": found.node_any,
+        "serial console": found.serial_any,
+    }
+    unchecked = [kind for kind, asked in probed.items() if not asked or _all_cut(asked)]
+    made = coverage.report(lines, expected, kinds, (audit,), not _hosts_unread(found), unchecked)
+    return {**made, "gaps": [*made["gaps"], *gaps, *_budget_cut(found)]}
+
+
+def _all_cut(results: list[Result]) -> bool:
+    """Whether the request budget stopped every one of these reads before it read anything."""
+    return all(result.cut and not result.entries for result in results)
+
+
+def _budget_cut(found: TriageResults) -> list[str]:
+    """The gap that names the checks the run's request budget stopped short, if any."""
+    cut = [result.fetch.query.purpose for result in found.every() if result.cut]
+    if not cut:
+        return []
+    return [
+        f"the run's request budget ran out before {len(cut)} checks were done ("
+        + "; ".join(cut)
+        + "): what they would have read is missing from this report (Cloud Logging sent "
+        "partial-scan or short pages, or retries took requests; narrow the window and rerun)"
+    ]

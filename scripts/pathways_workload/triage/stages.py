@@ -8,7 +8,9 @@ missing from the latest lines, the candidates of a hang. Stage three: the pods
 whose crash lines the budget did not reach, by name; and the lines after the
 earliest traceback headers. Every stage stays within the run's request budget:
 25 requests for a workload of up to 1,024 hosts, 40 above (the project's read
-quota is 60 a minute).
+quota is 60 a minute). It is a hard cap on requests sent, retries and partial-scan
+pages included: a stage asks only what fits in what is left, and its reads stop
+when that is spent.
 """
 
 from __future__ import annotations
@@ -306,8 +308,14 @@ def _probes_ahead(request: Request) -> list[Fetch]:
 
 
 def _budgeted(build: Build) -> Build:
-    """A stage's builder whose fetches are held `within_pages`."""
-    return lambda request, results: within_pages(build(request, results))
+    """A stage's builder whose fetches are held `within_pages` of the requests the run has
+    left: those that do not fit are not asked, and those asked stop when it is spent."""
+
+    def held(request: Request, results: Results) -> list[Fetch]:
+        left = budget(_shape(results)) - spent(results)
+        return within_pages(build(request, results), left)
+
+    return held
 
 
 STAGES = (
