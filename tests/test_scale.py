@@ -376,3 +376,25 @@ def test_partial_scan_pages_cannot_take_triage_past_its_request_budget(
     # a check cut before it read anything does not say the logs lack what it looks for
     if any("serial console in the logs" in check["purpose"] for check in unread):
         assert not any(gap.startswith("no serial-console") for gap in report["coverage"]["gaps"])
+
+
+def test_retries_count_against_triages_request_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A retry is a request: 503s on the first ten requests took triage of 1,024 hosts past
+    its budget of 25. The retries come out of the budget, the report counts every request
+    the server saw, and says what the budget left unread."""
+    _, planted = export("cascade-1024")
+    backoff = retry.Backoff(initial=0.01, maximum=0.01, uniform=max)
+    unlimited = retry.RequestBudget(per_minute=10**9, burst=10**6)
+    monkeypatch.setattr(cloud_source, "RequestBudget", lambda: unlimited)
+    monkeypatch.setattr(cloud_source, "Backoff", lambda: backoff)
+    with FakeLogging(_entries("cascade-1024")) as fake:
+        fake.fail(503, times=10)
+        point_at(monkeypatch, fake)
+        code, out, err = run_cli(
+            "--project=pw-demo", *planted.target(), "--action=triage", "--format=json", "--execute"
+        )
+        assert code == 0, err
+        report = json.loads(out)
+        assert fake.list_requests == report["requests"] <= 25
+    assert report["root_cause"]["pod"] == planted.root_pod
+    assert report["failing_hosts_missing"] is not None

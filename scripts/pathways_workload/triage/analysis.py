@@ -542,7 +542,8 @@ def _budget_cut(found: TriageResults) -> list[str]:
     if not cut:
         return []
     return [
-        f"the run's request budget ran out before {len(cut)} checks were done ("
+        f"the run's request budget ran out before {len(cut)} "
+        f"{'check was' if len(cut) == 1 else 'checks were'} done ("
         + "; ".join(cut)
         + "): what they would have read is missing from this report (Cloud Logging sent "
         "partial-scan or short pages, or retries took requests; narrow the window and rerun)"
