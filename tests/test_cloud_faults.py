@@ -930,3 +930,31 @@ def test_a_response_that_trickles_in_is_abandoned_at_the_deadline(
     assert (code, out) == (4, "")
     assert retry_lines(err) and all("TooSlow" in line for line in retry_lines(err))
     assert re.match(f"error: the query {SWEEP} failed after [0-9]+ attempts", err.splitlines()[-1])
+
+
+def test_a_later_stage_failing_keeps_the_first_stages_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cloud Logging answered 503 to every request after triage's first wave: the run exited
+    4 and printed nothing, though the first wave had found the root cause. The report of
+    what was found is printed, and the error names the query that failed and says the report
+    is incomplete (still exit 4)."""
+    incident = INCIDENTS / "two-failures.json"
+    args = (*target_args("two-failures")[1:], "--action=triage", "--format=json")
+    with FakeLogging(json.loads(incident.read_text())) as server:
+        point_at(monkeypatch, server)
+        fast_source(monkeypatch, deadline=1.0)
+        code, clean, err = run_cli(*args, "--execute")
+        assert code == 0, err
+        first_wave = json.loads(clean)["checks"][:8]
+        server.fail(503, times=None, after=len(first_wave))
+        code, out, err = run_cli(*args, "--execute")
+    assert code == 4
+    (last,) = [line for line in err.splitlines() if line.startswith("error:")]
+    assert "failed after" in last and "(503 UNAVAILABLE" in last
+    assert last.endswith(
+        "; the report holds only what the checks before that query found, and is incomplete"
+    )
+    report = json.loads(out)
+    assert report["root_cause"] == json.loads(clean)["root_cause"]
+    assert report["checks"] == first_wave

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from pathways_workload import filters
-from pathways_workload.errors import AccessError, CheckFailed, UsageError
+from pathways_workload.errors import AccessError, CheckFailed, CloudLoggingError, UsageError
 from pathways_workload.filters import check_valid
 from pathways_workload.lql.parser import MAX_FILTER_LENGTH
 from pathways_workload.plan import Chain, Results, Stage
@@ -145,9 +145,10 @@ def _print_stages(action: Action, request: Request, output: Output) -> int:
 
 def _run_stages(
     action: Action, request: Request, source: Source, output: Output
-) -> tuple[Request, Results]:
+) -> tuple[Request, Results, CloudLoggingError | None]:
     """Every stage through the source, up to a required stage with nothing to ask (said
-    on stderr: the report then tells what the stages before it found).
+    on stderr: the report then tells what the stages before it found), or up to an
+    optional stage Cloud Logging failed, once earlier stages answered (its error returned).
 
     The results returned are those of the stages that answer the action.
     """
@@ -165,15 +166,21 @@ def _run_stages(
             if action.runs_without_execute:
                 _print(fetches, request, output)
             raise
+        except CloudLoggingError as error:
+            if stage.required or not list(answers):
+                raise
+            return request, answers, error
         results = results.plus(found)
         answers = answers.plus(found) if stage.answers else answers
         if stage.learn:
             request, notes = stage.learn(request, results)
             for note in notes:
                 output.err.write(note + "\n")
-    return request, answers
+    return request, answers, None
 
 
+# After an optional stage failed: the report was written from the stages before it.
+INCOMPLETE = "the report holds only what the checks before that query found, and is incomplete"
 NO_SPAN = "the export, which holds no entry with a usable timestamp"
 
 
@@ -204,7 +211,8 @@ def run_action(
     request = action.request_for(request)
     if source is None:
         return _print_stages(action, request, output)
-    ran = _run_stages(action, request, source, output)
+    asked, results, failed = _run_stages(action, request, source, output)
+    ran = (asked, results)
     if settle is not None:
         ran = _settled(*ran, settle, output)
     entries = (entry for result in ran[1] for entry in result.entries)
@@ -219,6 +227,8 @@ def run_action(
         verbose=output.verbose,
         commands_out=output.commands_out,
     )
+    if failed is not None:
+        raise CloudLoggingError(f"{failed}; {INCOMPLETE}")
     if isinstance(report, TableReport) and report.failed:
         raise CheckFailed(report.failed)
     return 0
