@@ -18,7 +18,8 @@ latency per request (a fault is answered at once), a body sent a byte at a time
 before every page of entries), a token that never advances (`repeat_tokens`), a
 fresh token on every page that serves the first page again (`stuck`), pages that
 repeat the previous page's last `overlap` entries, and an empty-string
-`nextPageToken` on the last page. It also serves an OAuth token endpoint
+`nextPageToken` on the last page, and a `retry_after` header on its 429 and 503
+answers. It also serves an OAuth token endpoint
 (`/token`, answered with `token_reply`), for credentials whose `token_uri`
 points here, and answers a metadata server's requests (`metadata_host`) the same
 way. It can serve HTTPS with a self-signed certificate (`use_tls`), as a proxy
@@ -155,6 +156,7 @@ class FakeLogging:
         self.stuck = False
         self.overlap = 0  # each page after the first repeats the previous page's last entries
         self.empty_last_token = False
+        self.retry_after: str | None = None  # a Retry-After header on 429 and 503 answers
         self.token_reply: tuple[int, str, str] = TOKEN_OK
         self.token_requests = 0
         self.bodies: list[dict[str, Any]] = []
@@ -476,7 +478,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._send_error(ApiError(404))
 
     def _send_error(self, error: ApiError) -> None:
-        self._send(error.status, _error_payload(error))
+        advice = self.fake.retry_after if error.status in (429, 503) else None
+        data = json.dumps(_error_payload(error)).encode()
+        headers = {"Retry-After": advice} if advice is not None else {}
+        self._send_bytes(error.status, "application/json; charset=UTF-8", data, headers)
 
     def _denied(self, reason: str, message: str) -> None:
         """A 403 with an ErrorInfo that says why."""

@@ -134,6 +134,18 @@ def test_429_on_the_third_page_resumes_from_that_page(fake: FakeLogging, tmp_pat
     assert out == replayed(tmp_path, fake.entries, *args)
 
 
+@pytest.mark.parametrize("status", [429, 503])
+def test_a_retry_after_header_sets_the_wait(fake: FakeLogging, status: int) -> None:
+    """Retry-After on a 429 or 503 was ignored: the retry went after the backoff's 0.1s."""
+    fake.retry_after = "1"
+    fake.fail(status, times=1)
+    code, out, err = run_cli(*ERRORS, "--limit=5", "--execute")
+    assert code == 0, err
+    (line,) = retry_lines(err)
+    assert line.endswith("(page 1, attempt 1); retrying in 1.0s")
+    assert len(out.splitlines()) == 5
+
+
 def test_503_once_is_retried(fake: FakeLogging) -> None:
     fake.fail(503, times=1)
     code, out, err = run_cli(*ERRORS, "--limit=5", "--execute")

@@ -282,6 +282,34 @@ def test_retrying_gives_up_at_the_deadline_and_passes_other_errors_through() -> 
         retrying(lambda: {}["x"], lambda e: False, backoff, print, sleep, lambda: now[0])
 
 
+def test_retrying_waits_as_long_as_the_server_asks_within_a_bound() -> None:
+    """A wait the server asks for (Retry-After) was ignored for the backoff's own; it is
+    honoured, up to `longest_advised`, and still within the deadline."""
+    now = [0.0]
+    sleeps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        now[0] += seconds
+
+    def busy() -> None:
+        raise TimeoutError("busy")
+
+    asked = iter([3.0, 3600.0, 0.0, 0.0])
+    backoff = Backoff(initial=1, maximum=4, deadline=30, uniform=max, longest_advised=20)
+    with pytest.raises(GaveUp):
+        retrying(
+            busy,
+            lambda e: isinstance(e, TimeoutError),
+            backoff,
+            print,
+            sleep,
+            lambda: now[0],
+            advised=lambda _: next(asked),
+        )
+    assert sleeps == [3, 20, 4]
+
+
 class SlowBudget(RequestBudget):
     """A budget that makes its first two requests wait one second each."""
 

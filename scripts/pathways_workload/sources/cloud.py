@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import datetime
+import email.utils
 import math
 import os
 import re
@@ -75,6 +77,7 @@ _NO_CONNECTION = re.compile(
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
 _CAUSED_BY = re.compile(r"\(Caused by (.*)\)$")
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+_DURATION = re.compile(r"\d+(\.\d+)?s")  # a google.protobuf.Duration in JSON: "30s", "1.5s"
 _HTML_TITLE = re.compile(r"<html\b.*?<title>([^<]*)</title>", re.IGNORECASE)
 # Blocked by a proxy, as requests says it: a certificate the client does not trust (the
 # proxy inspects TLS), with OpenSSL's reason, or a tunnel refused (407: it wants a login).
@@ -437,7 +440,9 @@ class CloudSource:
 
         started = time.monotonic()
         try:
-            return retrying(attempt, transient, self.backoff, report, stop.wait)
+            return retrying(
+                attempt, transient, self.backoff, report, stop.wait, advised=_advised_wait
+            )
         except _Spent:
             if not failures:
                 raise
@@ -571,6 +576,36 @@ def _page_title(text: str) -> str | None:
     """`an HTML page titled '...'` when the text is an HTML page with a title."""
     title = _HTML_TITLE.search(text)
     return f"an HTML page titled {title.group(1).strip()!r}" if title else None
+
+
+def _advised_wait(error: Exception) -> float:
+    """The seconds an API error asks the client to wait before retrying (0: it does not
+    say): its Retry-After header (seconds or an HTTP date), else the retryDelay of a
+    google.rpc.RetryInfo in its JSON body."""
+    response = getattr(error, "response", None)
+    headers = getattr(response, "headers", None)
+    said = headers.get("Retry-After") if headers is not None else None
+    if isinstance(said, str) and said.strip():
+        return _retry_after(said.strip())
+    details = _error_body(error).get("details")
+    for detail in details if isinstance(details, list) else ():
+        delay = detail.get("retryDelay") if isinstance(detail, dict) else None
+        if isinstance(delay, str) and _DURATION.fullmatch(delay):
+            return float(delay[:-1])
+    return 0.0
+
+
+def _retry_after(value: str) -> float:
+    """Retry-After's seconds: a number of them, or an HTTP date (0 when neither)."""
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return 0.0
+    if when.tzinfo is None:
+        return 0.0
+    return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
 
 
 def _reasons(error: Exception) -> set[str]:

@@ -32,6 +32,8 @@ class Backoff:
     maximum: float = 32.0
     deadline: float = 90.0
     uniform: Callable[[float, float], float] = random.uniform
+    # The longest wait a server's advice (Retry-After) may ask for.
+    longest_advised: float = 60.0
 
     def wait(self, attempt: int) -> float:
         """The wait after failed attempt number `attempt` (1 for the first try)."""
@@ -56,11 +58,13 @@ def retrying(
     on_retry: Callable[[Exception, float, int], None],
     sleep: Sleep,
     clock: Callable[[], float] = time.monotonic,
+    advised: Callable[[Exception], float] = lambda _: 0.0,
 ) -> T:
     """Call `call` until it succeeds, retrying transient errors within the deadline.
 
     A non-transient error propagates at once; a transient one past the deadline
-    raises GaveUp. `on_retry(error, wait, attempt)` runs before each wait.
+    raises GaveUp. `on_retry(error, wait, attempt)` runs before each wait. A wait is
+    at least what `advised(error)` says the server asked for (up to `longest_advised`).
     """
     start = clock()
     attempt = 0
@@ -71,7 +75,7 @@ def retrying(
         except Exception as error:
             if not transient(error):
                 raise
-            wait = backoff.wait(attempt)
+            wait = max(backoff.wait(attempt), min(advised(error), backoff.longest_advised))
             if clock() - start + wait > backoff.deadline:
                 raise GaveUp(error, attempt, clock() - start) from error
             on_retry(error, wait, attempt)
