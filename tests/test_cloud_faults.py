@@ -970,3 +970,31 @@ def test_a_later_stage_failing_keeps_the_first_stages_answer(
     report = json.loads(out)
     assert report["root_cause"] == json.loads(clean)["root_cause"]
     assert report["checks"] == first_wave
+
+
+def test_preflight_does_not_call_a_log_kind_missing_when_its_probe_failed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cloud Logging failed on preflight's coverage probes after its access checks passed:
+    the report kept from the access checks said the logs held no Kubernetes events, no node
+    logs and no serial console, though nothing had looked. Those kinds are not known."""
+    incident = INCIDENTS / "two-failures.json"
+    args = (*target_args("two-failures")[1:], "--action=preflight", "--format=json")
+    with FakeLogging(json.loads(incident.read_text())) as server:
+        point_at(monkeypatch, server)
+        fast_source(monkeypatch, deadline=1.0)
+        code, _, err = run_cli(*args, "--execute")
+        assert code == 0, err
+        access_checks = server.list_requests - 4  # then the head lines and three probes
+        server.fail(503, times=None, after=access_checks)
+        code, out, err = run_cli(*args, "--execute")
+    assert code == 4
+    assert err.splitlines()[-1].endswith("and is incomplete")
+    report = json.loads(out)
+    assert report["status"] == "PASS"
+    gaps = report["coverage"]["gaps"]
+    assert not [gap for gap in gaps if gap.startswith("no ")]
+    for kind in ("Kubernetes events", "node logs", "serial console"):
+        assert f"{kind}: not known whether the logs hold any: its check did not finish" in " ".join(
+            gaps
+        )

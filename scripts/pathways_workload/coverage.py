@@ -53,10 +53,10 @@ KIND_GAPS = {
     ),
 }
 
-# A kind of log whose check the request budget left undone: not known to be missing.
+# A kind of log whose check did not finish: not known to be missing.
 UNCHECKED_KIND = (
-    "{kind}: not known whether the logs hold any, for the run's request budget ran out "
-    "before its check (narrow the window, or run --action=preflight)"
+    "{kind}: not known whether the logs hold any: its check did not finish (the run's "
+    "request budget ran out, or Cloud Logging failed); narrow the window and rerun"
 )
 
 

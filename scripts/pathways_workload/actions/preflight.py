@@ -118,12 +118,15 @@ def present_preflight(request: Request, results: Results) -> TableReport:
 
 
 def _coverage(workload: list[Entry], results: Results) -> dict[str, Any]:
-    """What the logs hold: each component, each log kind, and the gaps."""
-    found = {
-        "Kubernetes events": bool(results.entries(probes.EVENTS_ANY)),
-        "node logs": bool(results.entries(probes.NODE_ANY)),
-        "serial console": bool(results.entries(probes.SERIAL_ANY)),
+    """What the logs hold: each component, each log kind (not known when its probe did not
+    run: Cloud Logging failed on it), and the gaps."""
+    kinds = {
+        "Kubernetes events": probes.EVENTS_ANY,
+        "node logs": probes.NODE_ANY,
+        "serial console": probes.SERIAL_ANY,
     }
+    found = {kind: bool(results.entries(name)) for kind, name in kinds.items()}
+    unchecked = [kind for kind, name in kinds.items() if not results.all(name)]
     # The head's probe reads lines the workload's read may hold too: each counts once.
     lines = {identity(e): e for e in [*workload, *results.entries(probes.HEAD_LINES)]}
-    return coverage.report(list(lines.values()), (), found)
+    return coverage.report(list(lines.values()), (), found, unchecked=unchecked)
