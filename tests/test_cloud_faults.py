@@ -998,3 +998,26 @@ def test_preflight_does_not_call_a_log_kind_missing_when_its_probe_failed(
         assert f"{kind}: not known whether the logs hold any: its check did not finish" in " ".join(
             gaps
         )
+
+
+def test_triage_whose_budget_ends_an_endless_partial_scan_says_nothing_is_known(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cloud Logging answered only partial-scan (empty) pages: the request budget stopped
+    every read of triage's first wave before any entry, and the report said "the window
+    holds none of the workload's lines" (exit 0). Nothing was learnt: exit 4, saying why."""
+    incident = INCIDENTS / "two-failures.json"
+    args = (*target_args("two-failures")[1:], "--action=triage")
+    with FakeLogging(json.loads(incident.read_text())) as server:
+        point_at(monkeypatch, server)
+        fast_source(monkeypatch)
+        server.partial_pages = 1000
+        code, out, err = run_cli(*args, "--execute")
+        assert server.list_requests <= 25
+    assert (code, out) == (4, "")
+    assert err.splitlines()[-1] == (
+        'error: Cloud Logging had not finished scanning for any of the 8 queries ("crash, '
+        "fatal and stall lines of every workload container\" first) when the run's request "
+        f"budget ran out after {server.list_requests} requests: it sent only partial-scan "
+        "(empty) pages; narrow the window (--duration) or the workload flags, then rerun"
+    )

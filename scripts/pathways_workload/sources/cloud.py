@@ -323,11 +323,18 @@ class CloudSource:
     def run(self, fetches: Sequence[Fetch], anticipated: Sequence[Fetch] = ()) -> list[Result]:
         """Run the fetches concurrently; the first failure stops the others and is raised.
 
-        Nothing is asked ahead (`anticipated`): each fetch costs requests.
+        Nothing is asked ahead (`anticipated`): each fetch costs requests. When the request
+        allowance stopped every read before any entry, nothing was learnt: CloudLoggingError.
         """
         if not fetches:
             return []
-        api = self._connect()
+        results = self._read_all(self._connect(), fetches)
+        if all(result.cut and not result.entries for result in results):
+            raise _spent_unanswered(results)
+        return results
+
+    def _read_all(self, api: _Api, fetches: Sequence[Fetch]) -> list[Result]:
+        """Read every fetch, concurrently; the first failure stops the others and is raised."""
         stop = threading.Event()
         if len(fetches) == 1:
             return [self._read(api, fetches[0], stop)]
@@ -550,6 +557,18 @@ def _unfinished(scan: _Scan) -> CloudLoggingError:
     return CloudLoggingError(
         f"{what} (the last {scan.empty_pages} empty); the {len(scan.entries)} entries found "
         f"so far are incomplete: {advice}"
+    )
+
+
+def _spent_unanswered(results: Sequence[Result]) -> CloudLoggingError:
+    """The run's request budget ran out before any of these reads got an entry: Cloud
+    Logging sent only partial-scan (empty) pages, so nothing is known."""
+    sent = sum(result.requests for result in results)
+    return CloudLoggingError(
+        f"Cloud Logging had not finished scanning for any of the {len(results)} queries "
+        f'("{results[0].fetch.query.purpose}" first) when the run\'s request budget ran out '
+        f"after {sent} requests: it sent only partial-scan (empty) pages; {NARROW_ADVICE}, "
+        "then rerun"
     )
 
 
