@@ -1021,3 +1021,22 @@ def test_triage_whose_budget_ends_an_endless_partial_scan_says_nothing_is_known(
         f"budget ran out after {server.list_requests} requests: it sent only partial-scan "
         "(empty) pages; narrow the window (--duration) or the workload flags, then rerun"
     )
+
+
+def test_a_later_stage_failing_still_writes_the_output_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The error said the report held what the first wave found, but --output discarded the
+    file it was being written to, as it does for a failed run."""
+    incident = INCIDENTS / "two-failures.json"
+    path = tmp_path / "triage.json"
+    args = (*target_args("two-failures")[1:], "--action=triage", "--format=json")
+    with FakeLogging(json.loads(incident.read_text())) as server:
+        point_at(monkeypatch, server)
+        fast_source(monkeypatch, deadline=1.0)
+        server.fail(503, times=None, after=8)  # the first wave: one request per check
+        code, out, err = run_cli(*args, f"--output={path}", "--execute")
+    assert (code, out) == (4, "")
+    assert f"report written to {path}" in err.splitlines()
+    assert err.splitlines()[-1].endswith("and is incomplete")
+    assert len(json.loads(path.read_text())["checks"]) == 8

@@ -25,7 +25,7 @@ from pathways_workload.arguments import (
     target_flags,
     window_flags,
 )
-from pathways_workload.errors import CheckFailed, ToolError, UsageError
+from pathways_workload.errors import CheckFailed, IncompleteReport, ToolError, UsageError
 from pathways_workload.output_file import check_destinations, destination
 from pathways_workload.output_stream import GuardedOutput, NotesOutput, standard_streams
 from pathways_workload.plan import Results
@@ -382,14 +382,16 @@ def main(
             [("--output", args.output), ("--commands_out", args.commands_out)],
             args.logs_file or [],
         )
-        failed: CheckFailed | None = None
+        failed: CheckFailed | IncompleteReport | None = None
         with destination(args.output, out or stdout) as stream:
             guarded = GuardedOutput(stream)
             # JSON and HTML escape control characters their own way; text shows them.
             shown = VisibleControls(cast(TextIO, guarded)) if args.format == "text" else guarded
             try:
                 code = _run(args, clock, cast(TextIO, shown), err)
-            except CheckFailed as error:  # a whole report that says FAIL: written all the same
+            except (CheckFailed, IncompleteReport) as error:
+                # A whole report that says FAIL, or what was found before Cloud Logging
+                # failed on the queries after it: written all the same.
                 failed, code = error, error.exit_code
             guarded.flush()
         if args.output not in (None, "-"):

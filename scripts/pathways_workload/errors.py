@@ -37,6 +37,11 @@ class CloudLoggingError(ToolError):
     exit_code = 4
 
 
+class IncompleteReport(CloudLoggingError):
+    """Cloud Logging failed on a later stage, after the report of the stages before it was
+    written: the report is kept (as a preflight FAIL's is), and the run exits 4."""
+
+
 class InputFileError(ToolError):
     """An unreadable, truncated or corrupt recorded export."""
 

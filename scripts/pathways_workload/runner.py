@@ -7,7 +7,13 @@ from collections.abc import Callable
 from typing import TextIO
 
 from pathways_workload import filters
-from pathways_workload.errors import AccessError, CheckFailed, CloudLoggingError, UsageError
+from pathways_workload.errors import (
+    AccessError,
+    CheckFailed,
+    CloudLoggingError,
+    IncompleteReport,
+    UsageError,
+)
 from pathways_workload.filters import check_valid
 from pathways_workload.lql.parser import MAX_FILTER_LENGTH
 from pathways_workload.plan import Chain, Results, Stage
@@ -228,7 +234,7 @@ def run_action(
         commands_out=output.commands_out,
     )
     if failed is not None:
-        raise CloudLoggingError(f"{failed}; {INCOMPLETE}")
+        raise IncompleteReport(f"{failed}; {INCOMPLETE}")
     if isinstance(report, TableReport) and report.failed:
         raise CheckFailed(report.failed)
     return 0
