@@ -213,7 +213,8 @@ class _Scan:
         if self.token is None or len(self.entries) >= self.fetch.limit:
             return False
         # A budget cuts a read short once it has something: partial-scan (empty) pages
-        # before its first entry are paged through (bounded by MAX_EMPTY_PAGES).
+        # before its first entry are paged through (bounded by MAX_EMPTY_PAGES and by the
+        # stage's allowance, which stops the read before its next request).
         if self.fetch.max_requests and self.requests >= self.fetch.max_requests and self.entries:
             return False
         return self.fetch.until is None or not self.fetch.until(self.entries)
