@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -64,3 +65,68 @@ def test_a_sibling_lws_leader_is_not_one_of_ours(tmp_path: Path) -> None:
     found = _events(tmp_path, [*entries, *sibling])
     assert not any(e["insertId"].endswith("-sibling") for e in found)
     assert any(e["resource"]["labels"].get("pod_name") == f"{LWS}-0" for e in found)
+
+
+SIBLING = f"{LWS}-2"
+
+
+def _with_sibling() -> list[dict[str, Any]]:
+    """The incident beside LeaderWorkerSet `jetstream-pw-2`, a copy of `jetstream-pw` on other
+    nodes: its group 1 leader `jetstream-pw-2-1` and leader StatefulSet `jetstream-pw-2` are
+    named like a group 2 of `jetstream-pw`, which has groups 0 and 1 only."""
+    entries = _entries()
+    sibling = []
+    for entry in entries:
+        text = json.dumps(entry)
+        if not re.search(rf"{LWS}\b(?!-eval)", text):
+            continue
+        text = re.sub(rf"{LWS}(?!-eval)", SIBLING, text)
+        twin = json.loads(re.sub(r"gke-pw-cluster-", "gke-other-", text))
+        twin["insertId"] = f"{entry['insertId']}-sibling"
+        sibling.append(twin)
+    return [*entries, *sibling]
+
+
+def _report(tmp_path: Path, entries: list[dict[str, Any]], action: str) -> dict[str, Any]:
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries))
+    code, out, err = run_cli(
+        f"--logs_file={path}", f"--lws_name={LWS}", f"--action={action}", "--format=json"
+    )
+    assert code == 0, err
+    report: dict[str, Any] = json.loads(out)
+    return report
+
+
+def test_a_sibling_lws_with_colliding_names_adds_nothing_to_triage(tmp_path: Path) -> None:
+    alone = _report(tmp_path, _entries(), "triage")
+    beside = _report(tmp_path, _with_sibling(), "triage")
+    assert beside["workload_nodes"] == alone["workload_nodes"]
+    assert not any(n.startswith("gke-other-") for n in beside["workload_nodes"])
+    for key in ("root_cause", "failures", "failing_hosts", "timeline"):
+        assert beside[key] == alone[key], key
+
+
+def test_a_sibling_lws_node_is_not_the_workloads(tmp_path: Path) -> None:
+    neighbors = _report(tmp_path, _with_sibling(), "neighbors")
+    assert neighbors["nodes"] and not any(n.startswith("gke-other-") for n in neighbors["nodes"])
+    pods = _report(tmp_path, _with_sibling(), "pods")
+    assert {row["pod"] for row in pods["pods"]} == {
+        f"{LWS}-{group}{worker}" for group in (0, 1) for worker in ("", "-1", "-2")
+    }
+
+
+def test_pod_events_name_the_sibling_lws_they_may_be(tmp_path: Path) -> None:
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(_with_sibling()))
+    code, _, err = run_cli(f"--logs_file={path}", f"--lws_name={LWS}", "--action=pod-events")
+    assert code == 0, err
+    assert (
+        f"note: Pod {SIBLING}-1, StatefulSet {SIBLING} are named like LeaderWorkerSet {LWS}'s "
+        f"group 2, of which no pod showed: their events are likely LeaderWorkerSet {SIBLING}'s; "
+        f"entry actions list them, reports leave them out; to read them, pass "
+        f"--lws_name={SIBLING}"
+    ) in err.splitlines()
+    path.write_text(json.dumps(_entries()))
+    code, _, err = run_cli(f"--logs_file={path}", f"--lws_name={LWS}", "--action=pod-events")
+    assert code == 0 and "LeaderWorkerSet" not in err, err

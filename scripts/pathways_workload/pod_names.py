@@ -26,7 +26,13 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 
 from pathways_workload import labels
-from pathways_workload.describe import container_of, owner_of, pod_of
+from pathways_workload.describe import (
+    container_of,
+    entry_labels,
+    involved_object,
+    owner_of,
+    pod_of,
+)
 from pathways_workload.selectors import REPLICATED_JOB_NAMES
 from pathways_workload.sources.base import Entry
 from pathways_workload.target import Workload
@@ -90,6 +96,56 @@ def sibling_job(job: str, jobset: str, replicated_jobs: Collection[str]) -> bool
     return bool(_LONGER_JOBSET.fullmatch(match["rjob"]))
 
 
+def lws_groups(lws: str, entries: Iterable[Entry]) -> set[str]:
+    """The groups of LeaderWorkerSet `lws` the entries show: its pods' lines (their
+    group-index label) and its leader pods `<lws>-<group>`, which no other object names."""
+    groups: set[str] = set()
+    leader = re.compile(rf"{re.escape(lws)}-(?P<group>[0-9]+)")
+    for entry in entries:
+        found = entry_labels(entry)
+        group = found.get(labels.LWS_GROUP_INDEX)
+        if found.get(labels.LWS_NAME) == lws and isinstance(group, str):
+            groups.add(group)
+        if match := leader.fullmatch(pod_of(entry) or ""):
+            groups.add(match["group"])
+    return groups
+
+
+def sibling_lws(entry: Entry, lws: str, groups: Collection[str]) -> str | None:
+    """The LeaderWorkerSet `<lws>-<group>` whose leader pod (`<lws>-<group>-<n>`) or leader
+    StatefulSet (`<lws>-<group>`) an event is more likely about than `lws`'s worker pod or
+    worker StatefulSet of that name, or None: `lws` showed other groups (`groups`), not this
+    one. An event names only the pod and its StatefulSet, which the two share."""
+    kind, name = involved_object(entry) or ("", "")
+    match = re.fullmatch(rf"{re.escape(lws)}-(?P<group>[0-9]+)(?P<worker>-[1-9][0-9]*)?", name)
+    if match is None or not groups or match["group"] in groups:
+        return None
+    if kind != ("Pod" if match["worker"] else "StatefulSet"):
+        return None
+    return f"{lws}-{match['group']}"
+
+
+def without_sibling_lws(
+    workloads: Sequence[Workload], events: Sequence[Entry], seen: Iterable[Entry] = ()
+) -> list[Entry]:
+    """The events without those a sibling LeaderWorkerSet's pods are more likely to have
+    (`sibling_lws`); the workload's groups are those `seen` (its lines) and the events show.
+    A sibling that is itself one of the workloads keeps its events."""
+    names = {w.name for w in workloads if w.kind == "lws"}
+    if not names:
+        return list(events)
+    seen = [*seen, *events]
+    groups = {lws: lws_groups(lws, seen) for lws in names}
+
+    def foreign(entry: Entry) -> bool:
+        return any(
+            (sibling := sibling_lws(entry, lws, found)) is not None and sibling not in names
+            for lws, found in groups.items()
+        )
+
+    return [entry for entry in events if not foreign(entry)]
+
+
 def _as_workload(pod: str, workload: Workload) -> dict[str, str] | None:
     """The labels if the pod belongs to this named workload by its name's layout."""
     if not pod.startswith(workload.name + "-"):
@@ -144,4 +200,26 @@ def mixed_owner_notes(workloads: Sequence[Workload], entries: Iterable[Entry]) -
         "--jobset_name, --lws_name or --job_name (--action=pods lists each pod's owner)"
         for prefix, found in owners.items()
         if len(found) > 1
+    ]
+
+
+def sibling_lws_notes(workloads: Sequence[Workload], entries: Iterable[Entry]) -> list[str]:
+    """A note for each sibling LeaderWorkerSet whose events the workload's event filters
+    also match (`sibling_lws`): entry actions list them, reports leave them out."""
+    entries = list(entries)
+    names = {w.name for w in workloads if w.kind == "lws"}
+    found: dict[tuple[str, str], set[str]] = {}
+    for lws in sorted(names):
+        groups = lws_groups(lws, entries)
+        for entry in entries:
+            sibling = sibling_lws(entry, lws, groups)
+            if sibling is not None and sibling not in names:
+                kind, name = involved_object(entry) or ("", "")
+                found.setdefault((lws, sibling), set()).add(f"{kind} {name}")
+    return [
+        f"note: {', '.join(sorted(objects))} are named like LeaderWorkerSet {lws}'s group "
+        f"{sibling[len(lws) + 1 :]}, of which no pod showed: their events are likely "
+        f"LeaderWorkerSet {sibling}'s; entry actions list them, reports leave them out; to "
+        f"read them, pass --lws_name={sibling}"
+        for (lws, sibling), objects in sorted(found.items())
     ]

@@ -16,8 +16,9 @@ from pathways_workload.actions.tally import budget_note, report_limit, time_span
 from pathways_workload.commands import gcloud_command
 from pathways_workload.describe import node_of, where
 from pathways_workload.filters import compile_checked
-from pathways_workload.node_discovery import NODE_NAME_RE, nodes_from
+from pathways_workload.node_discovery import NODE_NAME_RE, nodes_in
 from pathways_workload.plan import Chain, Results, Stage
+from pathways_workload.pod_names import without_sibling_lws
 from pathways_workload.query import Request
 from pathways_workload.reports import TableReport
 from pathways_workload.sources.base import PAGE_SIZE, Entry, Fetch, Result
@@ -79,7 +80,9 @@ def _learn_nodes(request: Request, results: Results) -> tuple[Request, list[str]
     if request.target.node_names:
         return dataclasses.replace(request, nodes=request.target.node_names), []
     read = results.all(SCHEDULED) + results.all(NODE_LINES)
-    nodes = nodes_from(read)
+    lines = [entry for result in results.all(NODE_LINES) for entry in result.entries]
+    scheduled = [entry for result in results.all(SCHEDULED) for entry in result.entries]
+    nodes = nodes_in([*without_sibling_lws(request.target.workloads, scheduled, lines), *lines])
     if nodes:
         return dataclasses.replace(request, nodes=nodes), [
             f"nodes of the workload: {', '.join(nodes)}",

@@ -9,6 +9,7 @@ from pathways_workload.actions.common import fetch, narrowing
 from pathways_workload.actions.tally import budget_note, per_key, report_limit, time_span
 from pathways_workload.describe import container_of, node_of, owner_of, pod_of
 from pathways_workload.plan import Results
+from pathways_workload.pod_names import without_sibling_lws
 from pathways_workload.query import Request
 from pathways_workload.reports import TableReport
 from pathways_workload.sources.base import Entry, Fetch
@@ -74,7 +75,8 @@ def _row(pod: str, entries: list[Entry]) -> dict[str, Any]:
 
 def present_pods(request: Request, results: Results) -> TableReport:
     lines, events = results.one("lines"), results.one("events")
-    grouped = per_key(lines.entries + events.entries, lambda e: pod_of(e) or "?")
+    own = without_sibling_lws(request.target.workloads, events.entries, lines.entries)
+    grouped = per_key(lines.entries + own, lambda e: pod_of(e) or "?")
     rows = [_row(pod, entries) for pod, entries in sorted(grouped.items())]
     namespace = request.target.namespace
     cut = lines.truncated or events.truncated

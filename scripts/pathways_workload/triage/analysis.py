@@ -16,8 +16,8 @@ from pathways_workload.describe import (
     pod_of,
     where,
 )
-from pathways_workload.node_discovery import nodes_from
-from pathways_workload.pod_names import sibling_job
+from pathways_workload.node_discovery import nodes_from, nodes_in
+from pathways_workload.pod_names import sibling_job, without_sibling_lws
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, Result, entry_time_ns
 from pathways_workload.terms import RECOVERY_TERMS, WORKER_CONTAINERS
@@ -184,10 +184,12 @@ def _about(entry: Entry, names: Sequence[str], namespace: str) -> bool:
 
 def _own_events(found: TriageResults, request: Request) -> list[Entry]:
     """The events, without the Job events of a sibling JobSet named like the workload's Jobs
-    (`X-pathways-worker-0` of JobSet `X-pathways` when X's pods run replicated job `worker`)."""
+    (`X-pathways-worker-0` of JobSet `X-pathways` when X's pods run replicated job `worker`)
+    and those of a sibling LeaderWorkerSet's leaders named like the workload's workers."""
+    lines = found.container_lines()
     replicated = {
         name
-        for entry in found.container_lines()
+        for entry in lines
         if isinstance(name := entry_labels(entry).get(labels.JOBSET_REPLICATED_JOB), str)
     }
     jobsets = [w.name for w in request.target.workloads if w.kind == "jobset"]
@@ -200,7 +202,8 @@ def _own_events(found: TriageResults, request: Request) -> list[Entry]:
             and any(sibling_job(about[1], jobset, replicated) for jobset in jobsets)
         )
 
-    return [entry for entry in found.entries(found.events) if not sibling(entry)]
+    events = [entry for entry in found.entries(found.events) if not sibling(entry)]
+    return without_sibling_lws(request.target.workloads, events, lines)
 
 
 def _evidence(
@@ -429,8 +432,8 @@ def quiet_before(found: TriageResults, chosen: rules.Failure | None) -> str | No
 
 def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     """The report's findings (everything but the checks)."""
-    nodes = set(nodes_from(found.events + found.crashes + found.startup + found.latest))
     events = _own_events(found, request)
+    nodes = {*nodes_in(events), *nodes_from(found.crashes + found.startup + found.latest)}
     completed = completion(events, request)
     failures, survived = _failures(found, nodes, events, request, completed)
     chosen = rules.pick(failures, request.issue_ns)
