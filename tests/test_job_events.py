@@ -4,6 +4,7 @@ events carry only the JobSet as their owner, so they are found by the Job's pod 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from tests.helpers import run_cli
@@ -40,3 +41,29 @@ def test_a_sibling_jobs_pods_are_not_the_jobs() -> None:
         e["resource"]["labels"]["pod_name"] for e in _pod_events("--job_name=gemma-train-worker")
     }
     assert pods == set()
+
+
+def test_a_sibling_jobsets_job_events_are_named_on_stderr(tmp_path: Path) -> None:
+    """JobSet `gemma-train-pathways`'s replicated job `worker` makes Jobs named like a
+    replicated job `pathways-worker` of `gemma-train`, whose pods run `worker`."""
+    entries = json.loads((INCIDENTS / "host-oom-worker.json").read_text())
+    sibling = []
+    for entry in entries:
+        about = (entry.get("jsonPayload") or {}).get("involvedObject", {})
+        if about.get("kind") == "Job" and about["name"].startswith("gemma-train-worker-"):
+            text = json.dumps(entry).replace("gemma-train-worker-", "gemma-train-pathways-worker-")
+            sibling.append({**json.loads(text), "insertId": f"{entry['insertId']}-sibling"})
+    path = tmp_path / "export.json"
+    for export, noted in ((entries, False), ([*entries, *sibling], True)):
+        path.write_text(json.dumps(export))
+        code, _, err = run_cli(
+            f"--logs_file={path}", "--jobset_name=gemma-train", "--action=pod-events"
+        )
+        assert code == 0, err
+        note = (
+            "note: the events of Job gemma-train-pathways-worker-0, "
+            "gemma-train-pathways-worker-1 are likely another JobSet's (named gemma-train-...): "
+            "gemma-train's pods run replicated jobs pathways-head, worker; entry actions list "
+            "them, triage leaves them out"
+        )
+        assert (note in err.splitlines()) == noted, err

@@ -223,3 +223,42 @@ def sibling_lws_notes(workloads: Sequence[Workload], entries: Iterable[Entry]) -
         f"read them, pass --lws_name={sibling}"
         for (lws, sibling), objects in sorted(found.items())
     ]
+
+
+def replicated_jobs(jobset: str, entries: Iterable[Entry]) -> set[str]:
+    """The replicated jobs JobSet `jobset`'s pods run, by their lines' label or the name of
+    a pod its events are about."""
+    found: set[str] = set()
+    for entry in entries:
+        if owner_of(entry) != ("jobset", jobset):
+            continue
+        implied = implied_labels(pod_of(entry) or "", [Workload("jobset", jobset)])
+        rjob = entry_labels(entry).get(labels.JOBSET_REPLICATED_JOB)
+        rjob = rjob if isinstance(rjob, str) else implied.get(labels.JOBSET_REPLICATED_JOB)
+        if rjob:
+            found.add(rjob)
+    return found
+
+
+def sibling_job_notes(workloads: Sequence[Workload], entries: Iterable[Entry]) -> list[str]:
+    """A note for each JobSet whose Job events are likely a sibling JobSet's (`sibling_job`):
+    entry actions list them, triage leaves them out."""
+    entries = list(entries)
+    notes = []
+    for jobset in sorted({w.name for w in workloads if w.kind == "jobset"}):
+        replicated = replicated_jobs(jobset, entries)
+        jobs = {
+            about[1]
+            for entry in entries
+            if (about := involved_object(entry)) is not None
+            and about[0] == "Job"
+            and sibling_job(about[1], jobset, replicated)
+        }
+        if jobs:
+            notes.append(
+                f"note: the events of Job {', '.join(sorted(jobs))} are likely another "
+                f"JobSet's (named {jobset}-...): {jobset}'s pods run replicated jobs "
+                f"{', '.join(sorted(replicated))}; entry actions list them, triage leaves "
+                "them out"
+            )
+    return notes

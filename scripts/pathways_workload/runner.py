@@ -17,7 +17,11 @@ from pathways_workload.errors import (
 from pathways_workload.filters import check_valid
 from pathways_workload.lql.parser import MAX_FILTER_LENGTH
 from pathways_workload.plan import Chain, Results, Stage
-from pathways_workload.pod_names import mixed_owner_notes, sibling_lws_notes
+from pathways_workload.pod_names import (
+    mixed_owner_notes,
+    sibling_job_notes,
+    sibling_lws_notes,
+)
 from pathways_workload.query import Request
 from pathways_workload.registry import Action
 from pathways_workload.render.output import write_report
@@ -223,7 +227,8 @@ def run_action(
         ran = _settled(*ran, settle, output)
     entries = [entry for result in ran[1] for entry in result.entries]
     workloads = request.target.workloads
-    for note in mixed_owner_notes(workloads, entries) + sibling_lws_notes(workloads, entries):
+    notes = (mixed_owner_notes, sibling_lws_notes, sibling_job_notes)
+    for note in (note for notes_of in notes for note in notes_of(workloads, entries)):
         output.err.write(note + "\n")
     report = action.present(*ran)
     write_report(

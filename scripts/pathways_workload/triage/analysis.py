@@ -6,10 +6,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pathways_workload import coverage, labels, scenarios
+from pathways_workload import coverage, scenarios
 from pathways_workload.describe import (
     container_of,
-    entry_labels,
     involved_object,
     message,
     node_of,
@@ -17,7 +16,7 @@ from pathways_workload.describe import (
     where,
 )
 from pathways_workload.node_discovery import nodes_from, nodes_in
-from pathways_workload.pod_names import sibling_job, without_sibling_lws
+from pathways_workload.pod_names import replicated_jobs, sibling_job, without_sibling_lws
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, Result, entry_time_ns
 from pathways_workload.terms import RECOVERY_TERMS, WORKER_CONTAINERS
@@ -186,23 +185,19 @@ def _own_events(found: TriageResults, request: Request) -> list[Entry]:
     """The events, without the Job events of a sibling JobSet named like the workload's Jobs
     (`X-pathways-worker-0` of JobSet `X-pathways` when X's pods run replicated job `worker`)
     and those of a sibling LeaderWorkerSet's leaders named like the workload's workers."""
-    lines = found.container_lines()
-    replicated = {
-        name
-        for entry in lines
-        if isinstance(name := entry_labels(entry).get(labels.JOBSET_REPLICATED_JOB), str)
-    }
+    lines, events = found.container_lines(), found.entries(found.events)
     jobsets = [w.name for w in request.target.workloads if w.kind == "jobset"]
+    replicated = {jobset: replicated_jobs(jobset, [*lines, *events]) for jobset in jobsets}
 
     def sibling(entry: Entry) -> bool:
         about = involved_object(entry)
         return (
             about is not None
             and about[0] == "Job"
-            and any(sibling_job(about[1], jobset, replicated) for jobset in jobsets)
+            and any(sibling_job(about[1], jobset, jobs) for jobset, jobs in replicated.items())
         )
 
-    events = [entry for entry in found.entries(found.events) if not sibling(entry)]
+    events = [entry for entry in events if not sibling(entry)]
     return without_sibling_lws(request.target.workloads, events, lines)
 
 
