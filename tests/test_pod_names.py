@@ -98,6 +98,19 @@ def jobset_labels(jobset: str, rjob: str, job_index: str, pod_index: str) -> dic
             },
         ),
         ("jetstream-pw-2-3", [], {}),
+        # Workers count from 1: `jetstream-pw-2-0` is LeaderWorkerSet jetstream-pw-2's leader.
+        ("jetstream-pw-2-0", [Workload("lws", "jetstream-pw")], {}),
+        (
+            "jetstream-pw-2-0",
+            [Workload("lws", "jetstream-pw"), Workload("lws", "jetstream-pw-2")],
+            {
+                LWS: "jetstream-pw-2",
+                GROUP: "0",
+                WORKER: "0",
+                OWNER[0]: "LeaderWorkerSet",
+                OWNER[1]: "jetstream-pw-2",
+            },
+        ),
         # Plain Job: <job>-<suffix>, or indexed <job>-<index>-<suffix>.
         (
             "rl-actor-x9k2p",

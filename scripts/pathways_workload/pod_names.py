@@ -42,7 +42,7 @@ _GENERATED = re.compile(rf"(?P<stem>.+)-{_SUFFIX}")
 _INDEXED_POD = rf"(?P<job_index>[0-9]+)-(?P<pod_index>[0-9]+)-{_SUFFIX}"
 _JOBSET_REST = re.compile(rf"(?P<rjob>[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)-{_INDEXED_POD}")
 _JOB_REST = re.compile(rf"(?:(?P<pod_index>[0-9]+)-)?{_SUFFIX}")
-_LWS_REST = re.compile(r"(?P<group>[0-9]+)(?:-(?P<worker>[0-9]+))?")
+_LWS_REST = re.compile(r"(?P<group>[0-9]+)(?:-(?P<worker>[1-9][0-9]*))?")
 _LAUNCHER_JOBS = "|".join(sorted(REPLICATED_JOB_NAMES, key=len, reverse=True))
 _KNOWN_JOBSET_POD = re.compile(
     rf"(?P<jobset>[a-z0-9](?:[-a-z0-9]*?[a-z0-9])?)-(?P<rjob>{_LAUNCHER_JOBS})-{_INDEXED_POD}"
