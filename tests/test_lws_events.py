@@ -122,10 +122,10 @@ def test_pod_events_name_the_sibling_lws_they_may_be(tmp_path: Path) -> None:
     code, _, err = run_cli(f"--logs_file={path}", f"--lws_name={LWS}", "--action=pod-events")
     assert code == 0, err
     assert (
-        f"note: Pod {SIBLING}-1, StatefulSet {SIBLING} are named like LeaderWorkerSet {LWS}'s "
-        f"group 2, of which no pod showed: their events are likely LeaderWorkerSet {SIBLING}'s; "
-        f"entry actions list them, reports leave them out; to read them, pass "
-        f"--lws_name={SIBLING}"
+        f"note: the events of Pod {SIBLING}-1, StatefulSet {SIBLING} are likely "
+        f"LeaderWorkerSet {SIBLING}'s, whose names LeaderWorkerSet {LWS}'s group 2 would have "
+        "(no pod of that group showed); entry actions list them, reports leave them out; to "
+        f"read them, pass --lws_name={SIBLING}"
     ) in err.splitlines()
     path.write_text(json.dumps(_entries()))
     code, _, err = run_cli(f"--logs_file={path}", f"--lws_name={LWS}", "--action=pod-events")

@@ -217,10 +217,10 @@ def sibling_lws_notes(workloads: Sequence[Workload], entries: Iterable[Entry]) -
                 kind, name = involved_object(entry) or ("", "")
                 found.setdefault((lws, sibling), set()).add(f"{kind} {name}")
     return [
-        f"note: {', '.join(sorted(objects))} are named like LeaderWorkerSet {lws}'s group "
-        f"{sibling[len(lws) + 1 :]}, of which no pod showed: their events are likely "
-        f"LeaderWorkerSet {sibling}'s; entry actions list them, reports leave them out; to "
-        f"read them, pass --lws_name={sibling}"
+        f"note: the events of {', '.join(sorted(objects))} are likely LeaderWorkerSet "
+        f"{sibling}'s, whose names LeaderWorkerSet {lws}'s group {sibling[len(lws) + 1 :]} "
+        "would have (no pod of that group showed); entry actions list them, reports leave "
+        f"them out; to read them, pass --lws_name={sibling}"
         for (lws, sibling), objects in sorted(found.items())
     ]
 
