@@ -229,13 +229,18 @@ def replicated_jobs(jobset: str, entries: Iterable[Entry]) -> set[str]:
     """The replicated jobs JobSet `jobset`'s pods run, by their lines' label or the name of
     a pod its events are about."""
     found: set[str] = set()
+    unlabelled: set[str] = set()
     for entry in entries:
         if owner_of(entry) != ("jobset", jobset):
             continue
-        implied = implied_labels(pod_of(entry) or "", [Workload("jobset", jobset)])
         rjob = entry_labels(entry).get(labels.JOBSET_REPLICATED_JOB)
-        rjob = rjob if isinstance(rjob, str) else implied.get(labels.JOBSET_REPLICATED_JOB)
-        if rjob:
+        if isinstance(rjob, str):
+            found.add(rjob)
+        else:
+            unlabelled.add(pod_of(entry) or "")
+    for pod in unlabelled:
+        implied = implied_labels(pod, [Workload("jobset", jobset)])
+        if rjob := implied.get(labels.JOBSET_REPLICATED_JOB):
             found.add(rjob)
     return found
 
@@ -244,16 +249,13 @@ def sibling_job_notes(workloads: Sequence[Workload], entries: Iterable[Entry]) -
     """A note for each JobSet whose Job events are likely a sibling JobSet's (`sibling_job`):
     entry actions list them, triage leaves them out."""
     entries = list(entries)
+    named = {about[1] for e in entries if (about := involved_object(e)) and about[0] == "Job"}
     notes = []
     for jobset in sorted({w.name for w in workloads if w.kind == "jobset"}):
+        if not any(name.startswith(f"{jobset}-") for name in named):
+            continue
         replicated = replicated_jobs(jobset, entries)
-        jobs = {
-            about[1]
-            for entry in entries
-            if (about := involved_object(entry)) is not None
-            and about[0] == "Job"
-            and sibling_job(about[1], jobset, replicated)
-        }
+        jobs = {name for name in named if sibling_job(name, jobset, replicated)}
         if jobs:
             notes.append(
                 f"note: the events of Job {', '.join(sorted(jobs))} are likely another "
