@@ -130,3 +130,13 @@ def test_pod_events_name_the_sibling_lws_they_may_be(tmp_path: Path) -> None:
     path.write_text(json.dumps(_entries()))
     code, _, err = run_cli(f"--logs_file={path}", f"--lws_name={LWS}", "--action=pod-events")
     assert code == 0 and "LeaderWorkerSet" not in err, err
+
+
+def test_summary_knows_the_groups_from_the_leader_statefulsets_events(tmp_path: Path) -> None:
+    """Summary reads no pod's lines: `create Pod jetstream-pw-0 in StatefulSet jetstream-pw`
+    says which groups the workload has."""
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(_with_sibling()))
+    code, _, err = run_cli(f"--logs_file={path}", f"--lws_name={LWS}", "--action=summary")
+    assert code == 0, err
+    assert f"note: the events of StatefulSet {SIBLING} are likely LeaderWorkerSet" in err

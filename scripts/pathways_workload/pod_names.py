@@ -30,6 +30,7 @@ from pathways_workload.describe import (
     container_of,
     entry_labels,
     involved_object,
+    message,
     owner_of,
     pod_of,
 )
@@ -98,15 +99,23 @@ def sibling_job(job: str, jobset: str, replicated_jobs: Collection[str]) -> bool
 
 def lws_groups(lws: str, entries: Iterable[Entry]) -> set[str]:
     """The groups of LeaderWorkerSet `lws` the entries show: its pods' lines (their
-    group-index label) and its leader pods `<lws>-<group>`, which no other object names."""
+    group-index label) and its leader pods `<lws>-<group>`, which no other object names, by
+    their events or their leader StatefulSet's (`create Pod <lws>-<group> in StatefulSet
+    <lws> successful`, Kubernetes' `recordPodEvent`)."""
     groups: set[str] = set()
-    leader = re.compile(rf"{re.escape(lws)}-(?P<group>[0-9]+)")
+    name = re.escape(lws)
+    leader = re.compile(rf"{name}-(?P<group>[0-9]+)")
+    made = re.compile(rf"\bPod {name}-(?P<group>[0-9]+) in StatefulSet {name} ")
     for entry in entries:
         found = entry_labels(entry)
         group = found.get(labels.LWS_GROUP_INDEX)
         if found.get(labels.LWS_NAME) == lws and isinstance(group, str):
             groups.add(group)
         if match := leader.fullmatch(pod_of(entry) or ""):
+            groups.add(match["group"])
+        if involved_object(entry) == ("StatefulSet", lws) and (
+            match := made.search(message(entry))
+        ):
             groups.add(match["group"])
     return groups
 
