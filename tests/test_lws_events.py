@@ -140,3 +140,18 @@ def test_summary_knows_the_groups_from_the_leader_statefulsets_events(tmp_path: 
     code, _, err = run_cli(f"--logs_file={path}", f"--lws_name={LWS}", "--action=summary")
     assert code == 0, err
     assert f"note: the events of StatefulSet {SIBLING} are likely LeaderWorkerSet" in err
+
+
+def test_a_pod_named_by_its_prefix_keeps_its_events(tmp_path: Path) -> None:
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(_with_sibling()))
+    code, out, err = run_cli(
+        f"--logs_file={path}",
+        f"--lws_name={LWS}",
+        f"--workload=pod:{SIBLING}-1",
+        "--action=triage",
+        "--format=json",
+    )
+    assert code == 0, err
+    assert f"(Pod/{SIBLING}-1)" in out  # its events are evidence
+    assert f"note: the events of StatefulSet {SIBLING} are likely" in err

@@ -134,25 +134,35 @@ def sibling_lws(entry: Entry, lws: str, groups: Collection[str]) -> str | None:
     return f"{lws}-{match['group']}"
 
 
+def _siblings(
+    workloads: Sequence[Workload], events: Sequence[Entry], seen: Iterable[Entry]
+) -> list[tuple[Entry, str, str]]:
+    """Each event a sibling LeaderWorkerSet's pods are more likely to have (`sibling_lws`),
+    with the workload's LeaderWorkerSet and the sibling; the workload's groups are those
+    `seen` (its lines) and the events show. A sibling that is itself one of the workloads,
+    or a pod a --pod_prefix workload names, is not one."""
+    names = {w.name for w in workloads if w.kind == "lws"}
+    if not names:
+        return []
+    prefixes = tuple(w.name for w in workloads if w.kind == "pod")
+    groups = {lws: lws_groups(lws, [*seen, *events]) for lws in sorted(names)}
+    found = []
+    for entry in events:
+        if prefixes and (pod_of(entry) or "").startswith(prefixes):
+            continue
+        siblings = ((lws, sibling_lws(entry, lws, known)) for lws, known in groups.items())
+        match = next(((lws, s) for lws, s in siblings if s is not None and s not in names), None)
+        if match is not None:
+            found.append((entry, *match))
+    return found
+
+
 def without_sibling_lws(
     workloads: Sequence[Workload], events: Sequence[Entry], seen: Iterable[Entry] = ()
 ) -> list[Entry]:
-    """The events without those a sibling LeaderWorkerSet's pods are more likely to have
-    (`sibling_lws`); the workload's groups are those `seen` (its lines) and the events show.
-    A sibling that is itself one of the workloads keeps its events."""
-    names = {w.name for w in workloads if w.kind == "lws"}
-    if not names:
-        return list(events)
-    seen = [*seen, *events]
-    groups = {lws: lws_groups(lws, seen) for lws in names}
-
-    def foreign(entry: Entry) -> bool:
-        return any(
-            (sibling := sibling_lws(entry, lws, found)) is not None and sibling not in names
-            for lws, found in groups.items()
-        )
-
-    return [entry for entry in events if not foreign(entry)]
+    """The events without those a sibling LeaderWorkerSet's pods are more likely to have."""
+    foreign = {id(entry) for entry, _, _ in _siblings(workloads, events, seen)}
+    return [entry for entry in events if id(entry) not in foreign]
 
 
 def _as_workload(pod: str, workload: Workload) -> dict[str, str] | None:
@@ -215,16 +225,10 @@ def mixed_owner_notes(workloads: Sequence[Workload], entries: Iterable[Entry]) -
 def sibling_lws_notes(workloads: Sequence[Workload], entries: Iterable[Entry]) -> list[str]:
     """A note for each sibling LeaderWorkerSet whose events the workload's event filters
     also match (`sibling_lws`): entry actions list them, reports leave them out."""
-    entries = list(entries)
-    names = {w.name for w in workloads if w.kind == "lws"}
     found: dict[tuple[str, str], set[str]] = {}
-    for lws in sorted(names):
-        groups = lws_groups(lws, entries)
-        for entry in entries:
-            sibling = sibling_lws(entry, lws, groups)
-            if sibling is not None and sibling not in names:
-                kind, name = involved_object(entry) or ("", "")
-                found.setdefault((lws, sibling), set()).add(f"{kind} {name}")
+    for entry, lws, sibling in _siblings(workloads, list(entries), ()):
+        kind, name = involved_object(entry) or ("", "")
+        found.setdefault((lws, sibling), set()).add(f"{kind} {name}")
     return [
         f"note: the events of {', '.join(sorted(objects))} are likely LeaderWorkerSet "
         f"{sibling}'s, whose names LeaderWorkerSet {lws}'s group {sibling[len(lws) + 1 :]} "
