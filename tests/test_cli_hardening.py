@@ -96,6 +96,31 @@ def test_a_flag_given_an_empty_value_exits_2_naming_it(flag: str, value: str) ->
 
 
 @pytest.mark.parametrize(
+    ("flag", "line"),
+    [
+        ("--namespace", "error: --namespace='--': not a valid name"),
+        ("--cluster_name", "error: --cluster_name='--': not a valid name"),
+        ("--pod_prefix", "error: --pod_prefix='--': not a valid name"),
+        ("--start_time", "error: --start_time=--: not an RFC 3339 time"),
+        ("--limit", "error: argument --limit: '--' is not a whole number"),
+    ],
+)
+def test_a_flag_given_the_value_double_dash_checks_it(flag: str, line: str) -> None:
+    """`--namespace=--` is the value `--`, not the end of options: dropped, it left the flag
+    an empty list that no check saw (the default namespace searched, or a crash)."""
+    code, out, err = run_cli("--action=errors", "--project=pw-demo", "--job_name=x", f"{flag}=--")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1].startswith(line)
+
+
+@pytest.mark.parametrize("flag", ["--extra_term", "--extra_terms"])
+def test_a_search_term_that_is_a_double_dash_is_searched(flag: str) -> None:
+    code, out, err = run_cli("--action=errors", *BASE, f"{flag}=--", "--format=json")
+    assert code == 0, err
+    assert 'OR "--")' in json.loads(out.splitlines()[0])["filter"]
+
+
+@pytest.mark.parametrize(
     ("argv", "start"),
     [
         (("--action=errors", "--commands_out=out.txt"), "error: --commands_out shows the commands"),

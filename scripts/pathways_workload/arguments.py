@@ -53,6 +53,16 @@ class _Parser(argparse.ArgumentParser):
             stream.write(message)
             stream.flush()
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        """`--flag=--` gives the flag the value `--`, checked as any other: Python before 3.12
+        drops it as the end of options, leaving an empty list no check sees (a namespace
+        quietly the default, a term list that crashed the tool)."""
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value
+        return super()._get_values(action, arg_strings)
+
 
 def _not_empty(option_string: str | None, values: Any) -> None:
     """A flag given an empty value (`--namespace=`, an unset shell variable) is refused: taken
