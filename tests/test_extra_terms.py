@@ -52,3 +52,19 @@ def test_extra_terms_add_to_the_built_in_terms(
     if action == "node-ooms":  # its k8s_node query reads the cluster's kernel lines
         found = _lines(f"--action={action}", export, workload, f"--extra_terms={TERM}")
         assert set(found) == {*without, "added-kernel-line"}
+
+
+@pytest.mark.parametrize("term", ["\ufeff", "\u200b", "\u00ad\u2060", "\ufeff "])
+@pytest.mark.parametrize("flag", ["--extra_terms", "--extra_term"])
+def test_a_term_searches_ignore_entirely_is_refused(flag: str, term: str) -> None:
+    """Searches drop default-ignorable characters (a pasted byte-order mark, a zero-width
+    space), so such a term is the empty string, which every line contains."""
+    code, out, err = run_cli(
+        "--action=errors",
+        f"--logs_file={INCIDENTS / 'host-oom-worker.json'}",
+        "--jobset_name=gemma-train",
+        f"{flag}={term}",
+    )
+    assert (code, out) == (2, "")
+    given = term.strip() if flag == "--extra_terms" else term  # the list flag strips its items
+    assert err.splitlines()[-1].startswith(f"error: {flag}={given!r}: searches ignore")

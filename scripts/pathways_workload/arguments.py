@@ -16,6 +16,7 @@ from pathways_workload.actions.node_level import NODES_SENTINEL
 from pathways_workload.analytics.dataset import DEFAULT_MAX_BYTES_BILLED as DEFAULT_CAP
 from pathways_workload.analytics.dataset import DEFAULT_VIEW, Dataset
 from pathways_workload.errors import UsageError
+from pathways_workload.lql import values
 from pathways_workload.output_stream import GuardedOutput
 
 if TYPE_CHECKING:
@@ -350,6 +351,11 @@ def _searchable(flag: str, terms: Sequence[str]) -> tuple[str, ...]:
     the placeholder print mode writes for the nodes discovery finds)."""
     for term in terms:
         problem = filters.unsearchable(term)
+        if not values.fold(term).strip():
+            problem = (
+                "searches ignore every character of it (a byte-order mark, a zero-width "
+                "space), so it would match every line; type the term without them"
+            )
         if NODES_SENTINEL.casefold() in term.casefold():
             problem = (
                 f"{NODES_SENTINEL} stands for the discovered nodes in printed commands; "
