@@ -113,6 +113,24 @@ def test_a_flag_given_the_value_double_dash_checks_it(flag: str, line: str) -> N
     assert err.splitlines()[-1].startswith(line)
 
 
+@pytest.mark.parametrize(
+    ("flag", "shown"),
+    [
+        ("--output", "--output"),
+        ("--commands_out", "--commands_out/--commands-out"),
+        ("--logs_file", "--logs_file/--logs-file"),
+    ],
+)
+def test_a_path_with_a_nul_byte_is_refused(flag: str, shown: str) -> None:
+    """Only a caller of main() can pass one; opening it raised ValueError (exit 70)."""
+    code, out, err = run_cli(*TRIAGE, f"--logs_file={INCIDENT}", f"{flag}=report\0.txt")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: argument {shown}: 'report\\x00.txt' holds a NUL byte, which no path can "
+        "(see --help)\n"
+    )
+
+
 @pytest.mark.parametrize("flag", ["--extra_term", "--extra_terms"])
 def test_a_search_term_that_is_a_double_dash_is_searched(flag: str) -> None:
     code, out, err = run_cli("--action=errors", *BASE, f"{flag}=--", "--format=json")

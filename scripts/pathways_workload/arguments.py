@@ -123,6 +123,13 @@ def _count(text: str) -> int:
     return value
 
 
+def _path(text: str) -> str:
+    """A file path; no file name holds a NUL byte (only a caller of `main` can pass one)."""
+    if "\0" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} holds a NUL byte, which no path can")
+    return text
+
+
 def _severity(text: str) -> str:
     if text.upper() not in SEVERITIES:
         raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(SEVERITIES)}")
@@ -258,12 +265,14 @@ def build_parser() -> argparse.ArgumentParser:
     _flag(
         shaping,
         "commands_out",
+        type=_path,
         metavar="PATH",
         help="write the full commands of a report's checks to this file",
     )
     _flag(
         shaping,
         "output",
+        type=_path,
         metavar="PATH",
         help="write the output to PATH (whole, once complete) instead of standard output",
     )
@@ -273,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
         source,
         "logs_file",
         action=_Each,
+        type=_path,
         default=[],
         metavar="PATH",
         help="repeatable; replay recorded exports offline (JSON array, JSON Lines, gzipped, "
