@@ -86,6 +86,24 @@ def test_a_broken_symlink_in_a_folder_exits_5(tmp_path: Path) -> None:
     assert "broken symbolic link" in err
 
 
+def test_a_file_name_with_a_newline_is_named_on_one_line(tmp_path: Path) -> None:
+    """The error stays one line: the name's newline is shown as `\\n` (it split the line)."""
+    folder = tmp_path / "run\n2"
+    folder.mkdir()
+    (folder / "a.json").write_text("[\n" + json.dumps(_entries()[0]) + ",\n")
+    code, _, err = run_cli(*ERRORS, f"--logs_file={folder}")
+    assert code == 5
+    assert err.splitlines()[-1] == (
+        f"error: {tmp_path}/run\\n2/a.json:2: the JSON array is not closed (a truncated "
+        f"export?); {INCOMPLETE}"
+    )
+    code, _, err = run_cli(*ERRORS, f"--logs_file={tmp_path}/gone\n.json")
+    assert code == 5
+    assert err.splitlines()[-1] == (
+        f"error: {tmp_path}/gone\\n.json: no such file or folder; check --logs_file"
+    )
+
+
 def test_a_symbolic_link_loop_in_a_folder_exits_5(tmp_path: Path) -> None:
     """A link to itself (or two links to each other) cannot be followed: named, exit 5 (it
     was an internal error, exit 70)."""

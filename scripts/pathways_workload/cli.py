@@ -400,7 +400,7 @@ def main(
             raise failed
         return code
     except ToolError as error:
-        err.write(f"error: {error}\n")
+        err.write(f"error: {_one_line(error)}\n")
         return error.exit_code
     except KeyboardInterrupt:
         err.write("interrupted\n")
@@ -411,6 +411,13 @@ def main(
     except Exception as error:
         err.write(f"internal error: {type(error).__name__}: {error} (please report this)\n")
         return INTERNAL_ERROR
+
+
+def _one_line(error: ToolError) -> str:
+    """The error's message on one line: a newline it holds (a file name's) is shown as `\\n`;
+    only a filter error puts the filter and a caret on lines of their own."""
+    message = str(error)
+    return message if isinstance(error, UsageError) else message.replace("\n", "\\n")
 
 
 def _silence_stdout(out: TextIO | None) -> None:
