@@ -16,7 +16,13 @@ WORKLOAD_KINDS = ("jobset", "lws", "job", "pod")
 
 _KUBE_NAME_RE = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
 _POD_PREFIX_RE = re.compile(r"[a-z0-9][-a-z0-9.]*")
-_PROJECT_RE = re.compile(r"([a-z][-a-z0-9.]*:)?[a-z][-a-z0-9]{3,61}[a-z0-9]")
+# What gcloud's --project takes (googlecloudsdk/core/properties.py, _VALID_PROJECT_REGEX): an
+# optional domain, then an ID (a legacy one may start with a digit).
+_PROJECT_RE = re.compile(
+    r"(?:(?:[-a-z0-9]{1,63}\.)*(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?):)?"
+    r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
+)
+_PROJECT_NUMBER_RE = re.compile(r"[0-9]+")
 _LOCATION_RE = re.compile(r"[a-z]+-[a-z]+[0-9]+(-[a-z])?")
 
 
@@ -80,8 +86,17 @@ def check_name(
 
 
 def check_project(value: str, flag: str = "--project") -> str:
+    """A project ID as gcloud takes it. `gcloud logging` refuses a project number
+    (googlecloudsdk/calliope/base.py, RequireProjectID), and exports and Log Analytics
+    name a project by its ID in `logName`, so a number is refused with the way to its ID."""
+    if _PROJECT_NUMBER_RE.fullmatch(value):
+        raise UsageError(
+            f"{flag}={value}: a project number; gcloud logging, exports and Log Analytics "
+            f"name a project by its ID: pass the ID, which `gcloud projects describe {value} "
+            "--format='value(projectId)'` prints"
+        )
     if not _PROJECT_RE.fullmatch(value):
-        raise UsageError(f"{flag}={value!r}: not a Google Cloud project id, e.g. my-project")
+        raise UsageError(f"{flag}={value!r}: not a Google Cloud project ID, e.g. my-project")
     return value
 
 

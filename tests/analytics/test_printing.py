@@ -154,7 +154,7 @@ def test_the_log_analytics_page_gets_the_same_sql_for_its_view() -> None:
         ),
         (
             ("--analytics_dataset=p.d", "--analytics_location=US", "--billing_project=x $(id)"),
-            "error: --billing_project='x $(id)': not a Google Cloud project id, e.g. my-project",
+            "error: --billing_project='x $(id)': not a Google Cloud project ID, e.g. my-project",
         ),
         (
             ("--analytics_dataset=p.d", "--analytics_location=U$S"),
