@@ -41,6 +41,7 @@ from tests.fake_logging import (
     TOO_DEEP,
     USER_PROJECT_DENIED,
     USER_PROJECT_MESSAGE,
+    ApiError,
     FakeLogging,
     point_at,
     refusing_proxy,
@@ -392,6 +393,56 @@ def test_a_filter_the_server_rejects_is_a_usage_error(fake: FakeLogging) -> None
         'Cloud Logging rejected the filter of "your filter": '
         "expected a value after '>=' at column 9, but the filter ends"
     )
+
+
+@pytest.mark.parametrize(
+    ("message", "code", "said"),
+    [
+        (
+            "Invalid resource name: projects/pw-demo",
+            2,
+            f"error: Cloud Logging refused the resource name projects/{PROJECT} of {SWEEP} "
+            "(Invalid resource name: projects/pw-demo): check --project",
+        ),
+        (
+            "pageSize: must be between 0 and 1000, got 1000",
+            4,
+            f"error: Cloud Logging refused the page size the tool sent with {SWEEP} (pageSize: "
+            "must be between 0 and 1000, got 1000), not the filter: please report this",
+        ),
+        (
+            "Invalid order_by: timestamp asc",
+            4,
+            f"error: Cloud Logging refused the order the tool sent with {SWEEP} (Invalid "
+            "order_by: timestamp asc), not the filter: please report this",
+        ),
+        (
+            "Request contains an invalid argument.",
+            2,
+            f"error: Cloud Logging refused the request of {SWEEP} as invalid (Request contains "
+            "an invalid argument.) without naming what: check --project and the target flags",
+        ),
+        (
+            "Unparseable filter: syntax error at line 1, column 9",
+            2,
+            f"error: Cloud Logging rejected the filter of {SWEEP}: Unparseable filter: syntax "
+            "error at line 1, column 9",
+        ),
+    ],
+)
+def test_a_bad_request_is_reported_as_what_the_server_refused(
+    fake: FakeLogging, monkeypatch: pytest.MonkeyPatch, message: str, code: int, said: str
+) -> None:
+    """A 400 that is not about the filter (the resource name, page size, order) is not
+    reported as a filter error."""
+
+    def refuse(self: FakeLogging, body: dict[str, Any]) -> dict[str, Any]:
+        raise ApiError(400, message)
+
+    monkeypatch.setattr(FakeLogging, "answer", refuse)
+    got, out, err = run_cli(*ERRORS, "--execute")
+    assert (got, out) == (code, "")
+    assert err.splitlines()[-1] == said
 
 
 def notes(err: str) -> list[str]:

@@ -79,6 +79,12 @@ _CAUSED_BY = re.compile(r"\(Caused by (.*)\)$")
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 _DURATION = re.compile(r"\d+(\.\d+)?s")  # a google.protobuf.Duration in JSON: "30s", "1.5s"
 _HTML_TITLE = re.compile(r"<html\b.*?<title>([^<]*)</title>", re.IGNORECASE)
+# The request field a 400 is about, as its message (or a BadRequest field violation) names it.
+_REQUEST_FIELD = re.compile(
+    r"\b(filter|resource[ _]?names?|page[ _]?size|order[ _]?by|page[ _]?token)\b", re.IGNORECASE
+)
+# The request fields the tool sets itself, by what a user would call them.
+_TOOL_FIELDS = {"pagesize": "page size", "orderby": "order", "pagetoken": "page token"}
 # Blocked by a proxy, as requests says it: a certificate the client does not trust (the
 # proxy inspects TLS), with OpenSSL's reason, or a tunnel refused (407: it wants a login).
 _UNTRUSTED = re.compile(r"CERTIFICATE_VERIFY_FAILED\] ([^(]+)")
@@ -688,6 +694,47 @@ def _unreachable(scan: _Scan, gave_up: GaveUp) -> CloudLoggingError:
     )
 
 
+def _refused_field(error: Exception, said: str) -> str | None:
+    """The request field a 400 names (`filter`, `resourcenames`, `pagesize`, ...), from a
+    BadRequest field violation, else the earliest one its message names."""
+    details = _error_body(error).get("details")
+    violations = [
+        str(violation.get("field", ""))
+        for detail in (details if isinstance(details, list) else [])
+        if isinstance(detail, dict)
+        for violation in detail.get("fieldViolations") or []
+        if isinstance(violation, dict)
+    ]
+    found = next(filter(None, map(_REQUEST_FIELD.search, [*violations, said])), None)
+    if found is None:
+        return None
+    field = re.sub(r"[ _]", "", found.group(1).lower())
+    return "resourcenames" if field.startswith("resourcename") else field
+
+
+def _bad_request(project: str, scan: _Scan, error: Exception) -> ToolError:
+    """A 400 on the first page, reported as what it refused: the filter, the project's
+    resource name, a field the tool sets, or a request it does not say what is wrong with."""
+    said = _server_message(error)
+    field = _refused_field(error, said)
+    if field == "filter":
+        return UsageError(f'Cloud Logging rejected the filter of "{scan.purpose}": {said}')
+    if field == "resourcenames":
+        return UsageError(
+            f'Cloud Logging refused the resource name projects/{project} of "{scan.purpose}" '
+            f"({said}): check --project"
+        )
+    if field in _TOOL_FIELDS:
+        return CloudLoggingError(
+            f'Cloud Logging refused the {_TOOL_FIELDS[field]} the tool sent with "{scan.purpose}"'
+            f" ({said}), not the filter: please report this"
+        )
+    return UsageError(
+        f'Cloud Logging refused the request of "{scan.purpose}" as invalid ({said}) without '
+        "naming what: check --project and the target flags"
+    )
+
+
 def _failed(project: str, scan: _Scan, error: Exception) -> ToolError:
     """Map an HTTP error that is not retried: 400 bad filter, 401/403 access, the rest."""
     code = getattr(error, "code", None)
@@ -698,9 +745,7 @@ def _failed(project: str, scan: _Scan, error: Exception) -> ToolError:
             "rerun"
         )
     if code == 400:
-        return UsageError(
-            f'Cloud Logging rejected the filter of "{scan.purpose}": {_server_message(error)}'
-        )
+        return _bad_request(project, scan, error)
     refusal = credentials.refused(project, _reasons(error), _server_message(error))
     if code == 403 and refusal:
         return refusal
