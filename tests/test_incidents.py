@@ -179,6 +179,23 @@ def test_neighbors_marks_the_co_tenant_as_outside_the_workload() -> None:
     )
 
 
+def test_neighbors_marks_every_container_of_the_workload_whatever_container_names_says() -> None:
+    """--container_names names the containers a per-container action reads; the workload's
+    other containers on its nodes are still its own, not neighbors."""
+    planted = expected("co-tenant-oom")["co_tenant"]
+    code, out, err = run_cli(
+        *target_args("co-tenant-oom"),
+        "--action=neighbors",
+        "--format=json",
+        "--container_names=jax-tpu",
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    outsiders = [row["container"] for row in report["containers"] if row["workload"] == "NO"]
+    assert outsiders == [f"{planted['namespace']}/{planted['pod']}/{planted['container']}"]
+    assert report["outsiders"] == 1
+
+
 @pytest.mark.parametrize("name", ["two-failures", "proxy-connection-terminated"])
 def test_pods_names_the_owner_of_every_pod(name: str) -> None:
     planted = expected(name)

@@ -265,7 +265,8 @@ def present_neighbors(request: Request, results: Results) -> TableReport:
     read = results.all("neighbors")
     truncated = any(result.truncated for result in read)
     lines_read = sum(len(result.entries) for result in read)
-    member = compile_checked(selectors.container_lines(request.target))
+    # Every container of the workload's pods is its own, whatever --container_names names.
+    member = compile_checked(selectors.container_lines(request.target, fixed=True))
     rows: list[dict[str, Any]] = []
     # A row per container and node: a pod recreated under its name may run on another node.
     grouped: dict[tuple[str, str], list[Entry]] = {}
