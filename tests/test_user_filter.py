@@ -203,3 +203,74 @@ def test_a_time_field_compared_with_a_time_runs(text: str) -> None:
         f"--filter={text}",
     )
     assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("flags", "text", "said", "fix"),
+    [
+        (
+            ("--jobset_name=gemma-train",),
+            'resource.labels.namespace_name="team-a" severity>=ERROR',
+            "--namespace=default (the default)",
+            "--namespace=team-a",
+        ),
+        (
+            ("--namespace=team-b",),
+            'resource.labels.namespace_name="team-a"',
+            "--namespace=team-b",
+            "--namespace=team-a",
+        ),
+        (
+            ("--cluster_name=pw-cluster",),
+            'severity>=ERROR resource.labels.cluster_name="other-cluster"',
+            "--cluster_name=pw-cluster",
+            "--cluster_name=other-cluster",
+        ),
+        (
+            ("--location=us-east5",),
+            'resource.labels.location="us-central1"',
+            "--location=us-east5",
+            "--location=us-central1",
+        ),
+    ],
+)
+@pytest.mark.parametrize("mode", ["print", "replay"])
+def test_a_filter_that_contradicts_a_target_flag_is_refused(
+    flags: tuple[str, ...], text: str, said: str, fix: str, mode: str
+) -> None:
+    """The target flags are ANDed with --filter: a filter that requires another namespace,
+    cluster or location than theirs can match nothing (the namespace applies, `default`
+    unless given, whenever a workload flag is)."""
+    source = f"--logs_file={INCIDENT}" if mode == "replay" else "--project=pw-demo"
+    code, out, err = run_cli(
+        "--action=query", source, "--issue_time=2026-11-17T13:30:00Z", *flags, f"--filter={text}"
+    )
+    term = next(word for word in text.split(" ") if word.startswith("resource."))
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        f"error: --filter: {term} contradicts {said}, which is ANDed with it: nothing can "
+        f"match; pass {fix}, or leave the condition out of --filter"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'resource.labels.namespace_name="DEFAULT"',
+        'resource.labels.namespace_name="kube-system"',
+        'resource.labels.namespace_name="kube-system" OR severity>=ERROR',
+        'NOT resource.labels.namespace_name="default"',
+    ],
+)
+def test_a_filter_the_target_flags_leave_room_for_runs(text: str) -> None:
+    """Only a top-level equality the flags given contradict is refused: `=` ignores case,
+    a namespace without a workload flag or --namespace is not fixed, and an OR or NOT
+    leaves room."""
+    code, _, err = run_cli(
+        "--action=query",
+        f"--logs_file={INCIDENT}",
+        "--issue_time=2026-11-17T13:30:00Z",
+        f"--filter={text}",
+        *(("--namespace=default",) if "DEFAULT" in text else ()),
+    )
+    assert code == 0, err

@@ -23,6 +23,7 @@ from pathways_workload.lql import (
     values,
 )
 from pathways_workload.lql.parser import MAX_FILTER_LENGTH, MAX_NESTING
+from pathways_workload.target import Target
 from pathways_workload.window import Window, as_given
 
 # A top-level `timestamp OP "T"` that excludes the whole window: OP -> (T, window) -> excluded.
@@ -202,6 +203,51 @@ def check_label_keys(flag: str, text: str) -> None:
                 "keys with the dots of their domain turned into underscores; write "
                 f'labels."{keys[1]}"'
             )
+
+
+def _fixed_labels(target: Target) -> dict[str, tuple[str, str]]:
+    """The resource labels the target flags fix in every clause they add around --filter:
+    label -> (value, the flag as said). The namespace is fixed when --namespace is given or
+    a workload flag is (its lines and pod events are the namespace's; its JobSet's events
+    have no namespace label)."""
+    fixed = {}
+    if target.cluster_name:
+        fixed["cluster_name"] = (target.cluster_name, f"--cluster_name={target.cluster_name}")
+    if target.location:
+        fixed["location"] = (target.location, f"--location={target.location}")
+    if target.namespace_given or target.workloads:
+        default = "" if target.namespace_given else " (the default)"
+        fixed["namespace_name"] = (target.namespace, f"--namespace={target.namespace}{default}")
+    return fixed
+
+
+def check_scope(flag: str, text: str, target: Target) -> None:
+    """Check that no top-level `resource.labels.X="..."` of the filter requires another
+    cluster, location or namespace than the target flags, which are ANDed with it. The text
+    has passed `check_text`.
+
+    Raises:
+        UsageError: such a comparison, which leaves nothing to match.
+    """
+    fixed = _fixed_labels(target)
+    for term in _top_level_terms(text):
+        if not (isinstance(term, nodes.Comparison) and term.op == "=" and term.value):
+            continue
+        path = term.path.components
+        if len(path) != 3 or [part.lower() for part in path[:2]] != ["resource", "labels"]:
+            continue
+        value, said = fixed.get(path[2], (None, ""))
+        if value is None or values.fold(term.value.text) == values.fold(value):
+            continue
+        raise UsageError(
+            f"{flag}: {term.path.text}={_as_written(term.value)} contradicts {said}, which is "
+            f"ANDed with it: nothing can match; pass {said.split('=')[0]}={term.value.text}, or "
+            f"leave the condition out of {flag}"
+        )
+
+
+def _as_written(value: nodes.Literal) -> str:
+    return f'"{value.text}"' if value.quoted else value.text
 
 
 def wrap(text: str) -> str:

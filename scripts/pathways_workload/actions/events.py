@@ -65,6 +65,7 @@ def build_query(request: Request) -> list[Fetch]:
     user_filter.check_text("--filter", text)
     user_filter.check_window("--filter", text, request.window)
     user_filter.check_label_keys("--filter", text)
+    user_filter.check_scope("--filter", text, request.target)
     scope = selectors.target_scope(request.target)
     query = fetch(request, "filter", "your filter", user_filter.wrap(text), scope)
     user_filter.check_built("--filter", text, query.query.filter)
