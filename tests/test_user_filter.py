@@ -274,3 +274,23 @@ def test_a_filter_the_target_flags_leave_room_for_runs(text: str) -> None:
         *(("--namespace=default",) if "DEFAULT" in text else ()),
     )
     assert code == 0, err
+
+
+@pytest.mark.parametrize("mode", ["print", "replay"])
+def test_a_filter_on_another_projects_log_name_is_refused(mode: str) -> None:
+    """Cloud Logging reads --project's logs only: a filter that requires another project's
+    logName matches nothing there (and offline, the project's entries only are read)."""
+    source = (f"--logs_file={INCIDENT}",) if mode == "replay" else ()
+    code, out, err = run_cli(
+        "--action=query",
+        "--project=pw-demo",
+        *source,
+        "--issue_time=2026-11-17T13:30:00Z",
+        '--filter=logName="projects/pw-other/logs/stderr"',
+    )
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        'error: --filter: logName="projects/pw-other/logs/stderr" names another project than '
+        "--project=pw-demo, whose logs only are read: nothing can match; pass "
+        "--project=pw-other, or leave the condition out of --filter"
+    )

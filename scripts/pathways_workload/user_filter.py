@@ -233,6 +233,7 @@ def check_scope(flag: str, text: str, target: Target) -> None:
     for term in _top_level_terms(text):
         if not (isinstance(term, nodes.Comparison) and term.op == "=" and term.value):
             continue
+        _check_log_name(flag, term, target.project)
         path = term.path.components
         if len(path) != 3 or [part.lower() for part in path[:2]] != ["resource", "labels"]:
             continue
@@ -244,6 +245,20 @@ def check_scope(flag: str, text: str, target: Target) -> None:
             f"ANDed with it: nothing can match; pass {said.split('=')[0]}={term.value.text}, or "
             f"leave the condition out of {flag}"
         )
+
+
+def _check_log_name(flag: str, term: nodes.Comparison, project: str | None) -> None:
+    """Refuse `logName="projects/OTHER/logs/..."`: only --project's logs are read."""
+    if not project or term.value is None or term.path.text.lower() != "logname":
+        return
+    owner, _, rest = term.value.text.removeprefix("projects/").partition("/logs/")
+    if not term.value.text.startswith("projects/") or not rest or values.fold(owner) == project:
+        return
+    raise UsageError(
+        f"{flag}: logName={_as_written(term.value)} names another project than "
+        f"--project={project}, whose logs only are read: nothing can match; pass "
+        f"--project={owner}, or leave the condition out of {flag}"
+    )
 
 
 def _as_written(value: nodes.Literal) -> str:
