@@ -91,6 +91,19 @@ def test_a_warning_an_error_followed_stays_the_cause(tmp_path: Path) -> None:
     assert report["survived"] == []
 
 
+def test_a_warning_no_error_followed_for_minutes_is_not_the_later_errors_cause(
+    tmp_path: Path,
+) -> None:
+    """A retry warning eleven minutes before a crash, with nothing between: the run outlived
+    it, and the crash is the cause (the warning is reported apart)."""
+    warning = _line("workload-container", "WARNING", RETRY, "2026-11-26T10:20:00.000001Z")
+    error = _line("pathways-worker", "ERROR", "DATA_LOSS: link went down", "2026-11-26T10:31:00Z")
+    error["insertId"] = "added-error"
+    report = _triage(tmp_path, warning, error)
+    assert report["root_cause"]["message"] == "DATA_LOSS: link went down"
+    assert [row["message"] for row in report["survived"]] == [RETRY]
+
+
 HOST_OOM = HEALTHY.parent / "host-oom-worker.json"
 KILL_AT = "2026-11-17T13:27:00.78"  # the worker's serial-console OOM lines in host-oom-worker
 

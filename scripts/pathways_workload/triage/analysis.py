@@ -249,7 +249,8 @@ def _failures(
     evidence = _evidence(found, nodes, events, request)
     evidence, warnings = rules.kept_going(evidence, last, _last_step(last, found.clients()))
     evidence, node_events = rules.went_on_after(evidence, last)
-    survived = sorted([*warnings, *node_events], key=Evidence.order)
+    evidence, outlived = rules.outlived(evidence)
+    survived = sorted([*warnings, *node_events, *outlived], key=Evidence.order)
     failures = before_completion(rules.split_failures(evidence, recoveries), completed)
     found_hang = [] if completed else _hang(found, request, failures)
     return sorted([*failures, *found_hang], key=lambda f: f.cause.order()), survived

@@ -27,6 +27,9 @@
    too) is one the run survived too: an
    OOM kill of another process on the node, or one before the workload's pods
    came there.
+10. A container's warning no known failure explains that no error of its attempt followed
+   within five minutes, though one came later, is one the run outlived (a
+   transient retry, say): reported apart, never a cause of that later error.
 """
 
 from __future__ import annotations
@@ -126,11 +129,7 @@ def kept_going(
     warnings = [
         e
         for e in evidence
-        if severity(e.entry) == "WARNING"
-        and not e.symptom
-        and e.attempt == attempt
-        and end - e.time_ns > STEP_SLACK_NS
-        and e.scenario is None
+        if _unexplained_warning(e) and e.attempt == attempt and end - e.time_ns > STEP_SLACK_NS
     ]
     if not warnings:
         return list(evidence), []
@@ -144,6 +143,33 @@ def kept_going(
     survived = [e for e in warnings if last_error is None or last_error < e.time_ns]
     apart = {id(e) for e in survived}
     return [e for e in evidence if id(e) not in apart], survived
+
+
+def _unexplained_warning(item: Evidence) -> bool:
+    return severity(item.entry) == "WARNING" and not item.symptom and item.scenario is None
+
+
+def outlived(evidence: Sequence[Evidence]) -> tuple[list[Evidence], list[Evidence]]:
+    """The evidence without the warnings the run outlived (rule 10), and those warnings."""
+    errors: dict[str | None, list[int]] = {}  # each attempt's error times, in order
+    for item in sorted(evidence, key=Evidence.order):
+        if item.decisive and severity(item.entry) != "WARNING":
+            errors.setdefault(item.attempt, []).append(item.time_ns)
+
+    def outlived_one(item: Evidence) -> bool:
+        times = errors.get(item.attempt, [])
+        after = bisect.bisect_left(times, item.time_ns)
+        return after < len(times) and times[after] - item.time_ns > FALTER_NS
+
+    apart = [
+        item
+        for item in evidence
+        if item.source == "container" and _unexplained_warning(item) and outlived_one(item)
+    ]
+    if not apart:
+        return list(evidence), []
+    ids = {id(item) for item in apart}
+    return [item for item in evidence if id(item) not in ids], apart
 
 
 def went_on_after(
