@@ -759,6 +759,16 @@ def test_a_printed_command_passes_control_characters_as_meant(
             "error: --container_names selects container lines; --action=pod-events reads none "
             "(its events or nodes belong to pods, not containers): leave it out",
         ),
+        (
+            ("--action=query", "--project=pw-demo", "--filter= "),
+            "error: --filter has no condition (it is blank or only comments): give a Logging "
+            "query, e.g. --filter='severity>=ERROR'",
+        ),
+        (
+            ("--action=query", "--logs_file=-", "--filter=-- a comment"),
+            "error: --filter has no condition (it is blank or only comments): give a Logging "
+            "query, e.g. --filter='severity>=ERROR'",
+        ),
     ],
 )
 def test_a_flag_error_found_before_printing_is_the_only_line(

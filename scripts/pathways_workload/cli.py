@@ -34,7 +34,13 @@ from pathways_workload.registry import ACTIONS, Action
 from pathways_workload.render.html import HTML_REPORTS
 from pathways_workload.render.printed import GcloudPrinter, Printer
 from pathways_workload.reports import EntryReport
-from pathways_workload.runner import PRINT_NEEDS_PROJECT, Output, Settle, run_action
+from pathways_workload.runner import (
+    PRINT_NEEDS_PROJECT,
+    Output,
+    Settle,
+    check_stages,
+    run_action,
+)
 from pathways_workload.sources.base import PAGE_SIZE, Source
 from pathways_workload.sources.files import FileSource, plausible_window
 from pathways_workload.sources.text_logs import TextLogOptions, TextLogs
@@ -358,6 +364,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         # Print mode, and preflight in the cloud, which prints its queries when denied.
         printing = source is None or (action.runs_without_execute and not args.logs_file)
         printer = engine.printer() if printing else GcloudPrinter()
+        check_stages(action, request, source is None)
         if settle is None:  # once the flags are known to be right: an error is one line
             err.write(window.describe() + "\n")
         if not args.logs_file:

@@ -129,6 +129,17 @@ def _built_stages(action: Action, request: Request) -> list[tuple[Stage, Request
     return built
 
 
+def check_stages(action: Action, request: Request, printing: bool) -> None:
+    """Build the fetches a run starts with (in print mode every stage's), to raise a flag's
+    error (a filter the tool cannot use, a query past the length limit) before anything is
+    written."""
+    if printing:
+        _built_stages(action, action.request_for(request))
+        return
+    request = action.request_for(request)
+    _check_filters(action.stages[0].build(request, Results()), request, None)
+
+
 def _print_stages(action: Action, request: Request, output: Output) -> int:
     """Print mode: every stage's commands, later stages chained to what earlier ones find."""
     built = _built_stages(action, request)
