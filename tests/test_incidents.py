@@ -446,3 +446,42 @@ def test_teardown_in_the_completions_second_is_no_failure(tmp_path: Path) -> Non
     report = json.loads(out)
     assert report["completed"]["timestamp"].endswith(".9Z")
     assert report["root_cause"] is None and report["failures"] == []
+
+
+# The kubelet's eviction message (pkg/kubelet/eviction/helpers.go: nodeLowMessageFmt,
+# thresholdMetMessageFmt, containerMessageFmt), for a TPU host's memory running low.
+NODE_LOW = (
+    "The node was low on resource: memory. Threshold quantity: 100Mi, available: 51280Ki. "
+    "Container pathways-worker was using 402653184Ki, request is 0, has larger consumption "
+    "of memory. "
+)
+
+
+def test_a_pod_the_kubelet_evicted_under_node_pressure_is_the_known_failure(
+    tmp_path: Path,
+) -> None:
+    """The kubelet evicted worker 1/0 because its node ran low on memory: triage names the
+    node-pressure eviction scenario and that worker as the lead host."""
+    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
+    started = next(
+        e
+        for e in entries
+        if e.get("jsonPayload", {}).get("reason") == "Started"
+        and e["resource"]["labels"].get("pod_name", "").startswith("qwen-pretrain-worker-1-0-")
+    )
+    evicted = json.loads(json.dumps(started))
+    evicted["jsonPayload"].update(reason="Evicted", type="Warning", message=NODE_LOW)
+    evicted["jsonPayload"]["involvedObject"].pop("fieldPath", None)
+    evicted.update(insertId="added-evicted", severity="WARNING", timestamp="2026-11-26T10:59:50Z")
+    export = tmp_path / "evicted.json"
+    export.write_text(json.dumps([*entries, evicted]))
+    code, out, err = run_cli(
+        f"--logs_file={export}", "--jobset_name=qwen-pretrain", "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["root_cause"]["scenario_slug"] == "node-pressure-eviction"
+    assert NODE_LOW.strip() in report["root_cause"]["message"]
+    lead = report["lead_host"]
+    assert (lead["slice"], lead["host"]) == ("1", "0")
+    assert lead["pod"] == started["resource"]["labels"]["pod_name"]

@@ -2,7 +2,7 @@
 
 Fifteen scenarios come from the Pathways debugging guide; the failure classes
 numbered from 16 were seen in real Pathways runs or come from the systems that run
-them (Kueue). `references/special-scenarios.md`
+them (Kueue, the kubelet). `references/special-scenarios.md`
 tells each story in full; triage uses this table to name the failure an incident
 matches. Every entry carries example lines with their public source (see
 examples.py).
@@ -30,6 +30,13 @@ from pathways_workload.terms import CLIENT, WORKER
 
 # Kueue records its eviction message as a Normal `Stopped` event on the job it suspends.
 KUEUE_STOP = "kubernetes-sigs/kueue@df7e05b pkg/controller/jobframework/reconciler.go (stopJob)"
+# The kubelet's eviction message: nodeLowMessageFmt, then thresholdMetMessageFmt and
+# containerMessageFmt in newer kubelets; the prefix is in every version.
+KUBELET_EVICTION = (
+    "kubernetes/kubernetes@de663b9 pkg/kubelet/eviction/helpers.go ('The node was low on "
+    "resource: %v.'); master's helpers.go adds 'Threshold quantity: %v, available: %v. ' and "
+    "'Container %s was using %s, request is %s, has larger consumption of %v. '"
+)
 # The node a lost-peer line names: `lost connection to peer at http://machine/<node>/...`.
 _PEER_NODE_RE = re.compile(r"lost connection to peer at http://machine/([\w.-]+)/", re.IGNORECASE)
 
@@ -563,6 +570,29 @@ _CLASSES = (
             ),
         ),
         substrings=("Preempted to accommodate a", "Exceeded the PodsReady timeout"),
+    ),
+    Scenario(
+        27,
+        "node-pressure-eviction",
+        "The kubelet evicted a pod because its node ran low on memory or disk",
+        "the node's free memory (or disk, inodes, PIDs) fell below a kubelet eviction "
+        "threshold, and the kubelet stopped the pod using the most of it beyond its request "
+        "to reclaim it before the kernel OOM killer had to act; the SIGTERM and Killing lines "
+        "that follow are that stop",
+        "read which resource ran low and which container used it beyond its request; give "
+        "that container a request equal to its real use (the head pod's JAX client and proxy "
+        "need tens of GiB) or lower its use, and keep other pods off the node "
+        "(--action=neighbors names them); for disk, clean up or enlarge the boot disk",
+        (
+            _event(
+                "Evicted",
+                "The node was low on resource: memory. Threshold quantity: 100Mi, available: "
+                "51280Ki. Container pathways-worker was using 402653184Ki, request is 0, has "
+                "larger consumption of memory. ",
+                KUBELET_EVICTION,
+            ),
+        ),
+        substrings=("The node was low on resource:",),
     ),
 )
 SCENARIOS = _CLASSICS + _CLASSES
