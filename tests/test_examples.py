@@ -37,6 +37,7 @@ TERM_ACTIONS = {
     "SCHEDULING_FAILURES": ("summary",),
     "NODE_OOM_REASONS": ("node-ooms", "triage"),
     "NODE_OOM_TERMS": ("node-ooms", "triage"),
+    "NODE_PRESSURE_REASONS": ("node-ooms", "triage"),
     "INTERRUPTION_METHODS": ("interruptions", "triage"),
     "NODEPOOL_METHODS": ("interruptions", "triage"),
     "NODE_INTERRUPTION_REASONS": ("interruptions", "triage"),
@@ -46,6 +47,7 @@ TERM_ACTIONS = {
 REASON_CATALOGUES = (
     "SCHEDULING_FAILURES",
     "NODE_OOM_REASONS",
+    "NODE_PRESSURE_REASONS",
     "NODE_INTERRUPTION_REASONS",
     "SCHEDULED_REASON",
 )

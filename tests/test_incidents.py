@@ -456,12 +456,12 @@ NODE_LOW = (
     "of memory. "
 )
 
+EVICTED_NODE = "gke-pw-cluster-tpu-np-2-a9155027-kgpx"  # worker 1/0's node in healthy-run
 
-def test_a_pod_the_kubelet_evicted_under_node_pressure_is_the_known_failure(
-    tmp_path: Path,
-) -> None:
-    """The kubelet evicted worker 1/0 because its node ran low on memory: triage names the
-    node-pressure eviction scenario and that worker as the lead host."""
+
+def _evicted_run(tmp_path: Path, *added: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """Triage of the healthy run with worker 1/0 evicted by its kubelet, plus `added`
+    entries; and that worker's pod."""
     entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
     started = next(
         e
@@ -474,14 +474,60 @@ def test_a_pod_the_kubelet_evicted_under_node_pressure_is_the_known_failure(
     evicted["jsonPayload"]["involvedObject"].pop("fieldPath", None)
     evicted.update(insertId="added-evicted", severity="WARNING", timestamp="2026-11-26T10:59:50Z")
     export = tmp_path / "evicted.json"
-    export.write_text(json.dumps([*entries, evicted]))
+    export.write_text(json.dumps([*entries, evicted, *added]))
     code, out, err = run_cli(
         f"--logs_file={export}", "--jobset_name=qwen-pretrain", "--action=triage", "--format=json"
     )
     assert code == 0, err
-    report = json.loads(out)
+    report: dict[str, Any] = json.loads(out)
+    return report, started["resource"]["labels"]["pod_name"]
+
+
+def test_a_pod_the_kubelet_evicted_under_node_pressure_is_the_known_failure(
+    tmp_path: Path,
+) -> None:
+    """The kubelet evicted worker 1/0 because its node ran low on memory: triage names the
+    node-pressure eviction scenario and that worker as the lead host."""
+    report, pod = _evicted_run(tmp_path)
     assert report["root_cause"]["scenario_slug"] == "node-pressure-eviction"
     assert NODE_LOW.strip() in report["root_cause"]["message"]
     lead = report["lead_host"]
-    assert (lead["slice"], lead["host"]) == ("1", "0")
-    assert lead["pod"] == started["resource"]["labels"]["pod_name"]
+    assert (lead["slice"], lead["host"], lead["pod"]) == ("1", "0", pod)
+
+
+def test_the_kubelets_eviction_threshold_event_before_the_eviction_is_read(
+    tmp_path: Path,
+) -> None:
+    """The kubelet's node event `EvictionThresholdMet` came seconds before it evicted worker
+    1/0: triage reads it, on that worker's node, as the start of the same known failure."""
+    threshold = {
+        "insertId": "added-threshold",
+        "jsonPayload": {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "involvedObject": {"kind": "Node", "name": EVICTED_NODE, "uid": EVICTED_NODE},
+            "reason": "EvictionThresholdMet",
+            "message": "Attempting to reclaim memory",
+            "source": {"component": "kubelet", "host": EVICTED_NODE},
+            "type": "Warning",
+            "lastTimestamp": "2026-11-26T10:59:45Z",
+        },
+        "logName": "projects/pw-demo/logs/events",
+        "resource": {
+            "type": "k8s_node",
+            "labels": {
+                "project_id": "pw-demo",
+                "location": "us-east5",
+                "cluster_name": "pw-cluster",
+                "node_name": EVICTED_NODE,
+            },
+        },
+        "severity": "WARNING",
+        "timestamp": "2026-11-26T10:59:45Z",
+    }
+    report, pod = _evicted_run(tmp_path, threshold)
+    root = report["root_cause"]
+    assert root["scenario_slug"] == "node-pressure-eviction"
+    assert "Attempting to reclaim memory" in root["message"] and root["node"] == EVICTED_NODE
+    lead = report["lead_host"]
+    assert (lead["slice"], lead["host"], lead["pod"]) == ("1", "0", pod)

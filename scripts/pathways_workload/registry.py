@@ -115,7 +115,7 @@ ACTIONS: dict[str, Action] = {
         ),
         Action(
             "node-ooms",
-            "host OOM kills: node events, kernel and serial-console lines",
+            "host OOM kills and node pressure: node events, kernel and serial-console lines",
             _after_discovery(node_level.build_node_ooms),
             present_entries(marks_nodes=True),
         ),

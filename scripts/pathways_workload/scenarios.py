@@ -591,8 +591,10 @@ _CLASSES = (
                 "larger consumption of memory. ",
                 KUBELET_EVICTION,
             ),
+            *(t.example for t in terms.NODE_PRESSURE_REASON_CATALOGUE),
         ),
         substrings=("The node was low on resource:",),
+        reasons=terms.NODE_PRESSURE_REASONS,
     ),
 )
 SCENARIOS = _CLASSICS + _CLASSES

@@ -1117,6 +1117,47 @@ NODE_OOM_REASON_CATALOGUE = (
 )
 NODE_OOM_REASONS = texts(NODE_OOM_REASON_CATALOGUE)
 
+# The kubelet's node-pressure events: the eviction manager's before it evicts, and the node
+# status setters' when a pressure condition turns true ("Node %s status is now: %s",
+# pkg/kubelet/kubelet_node_status.go recordNodeStatusEvent).
+KUBELET_SETTERS = "kubernetes/kubernetes@8340f5a pkg/kubelet/nodestatus/setters.go"
+NODE_PRESSURE_REASON_CATALOGUE = (
+    term(
+        "EvictionThresholdMet",
+        "Attempting to reclaim memory",
+        "kubernetes/kubernetes@5ff739e pkg/kubelet/eviction/eviction_manager.go "
+        "(Attempting to reclaim %s)",
+        NODE_EVENT,
+        "WARNING",
+        reason="EvictionThresholdMet",
+    ),
+    term(
+        "NodeHasInsufficientMemory",
+        "Node gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2 status is now: NodeHasInsufficientMemory",
+        KUBELET_SETTERS + " (MemoryPressureCondition)",
+        NODE_EVENT,
+        "INFO",
+        reason="NodeHasInsufficientMemory",
+    ),
+    term(
+        "NodeHasDiskPressure",
+        "Node gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2 status is now: NodeHasDiskPressure",
+        KUBELET_SETTERS + " (DiskPressureCondition)",
+        NODE_EVENT,
+        "INFO",
+        reason="NodeHasDiskPressure",
+    ),
+    term(
+        "NodeHasInsufficientPID",
+        "Node gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2 status is now: NodeHasInsufficientPID",
+        KUBELET_SETTERS + " (PIDPressureCondition)",
+        NODE_EVENT,
+        "INFO",
+        reason="NodeHasInsufficientPID",
+    ),
+)
+NODE_PRESSURE_REASONS = texts(NODE_PRESSURE_REASON_CATALOGUE)
+
 KERNEL_OOM_LINE = (
     "[337533.314412] Memory cgroup out of memory: Killed process 23793 (leaker) "
     "total-vm:2623712kB, anon-rss:506500kB, file-rss:1268kB, shmem-rss:0kB"
@@ -1410,6 +1451,7 @@ CATALOGUES: dict[str, tuple[Term, ...]] = {
     "SCHEDULING_FAILURES": SCHEDULING_FAILURE_CATALOGUE,
     "NODE_OOM_REASONS": NODE_OOM_REASON_CATALOGUE,
     "NODE_OOM_TERMS": NODE_OOM_CATALOGUE,
+    "NODE_PRESSURE_REASONS": NODE_PRESSURE_REASON_CATALOGUE,
     "INTERRUPTION_METHODS": INTERRUPTION_METHOD_CATALOGUE,
     "NODEPOOL_METHODS": NODEPOOL_METHOD_CATALOGUE,
     "NODE_INTERRUPTION_REASONS": NODE_INTERRUPTION_REASON_CATALOGUE,

@@ -157,7 +157,8 @@ def _per_node_chunk(
 def build_node_ooms(request: Request, _: Results) -> list[Fetch]:
     """Both queries have terms: --extra_terms are more of them (OR), --min_severity narrows."""
     extra = request.options.extra_terms
-    oom_events = filters.one_of("jsonPayload.reason", terms.NODE_OOM_REASONS)
+    reasons = terms.NODE_OOM_REASONS + terms.NODE_PRESSURE_REASONS
+    oom_events = filters.one_of("jsonPayload.reason", reasons)
     node_events = filters.all_of(
         [
             selectors.cluster_scope("k8s_node", request.target, namespaced=False),
@@ -174,7 +175,8 @@ def build_node_ooms(request: Request, _: Results) -> list[Fetch]:
         fetch(
             request,
             "node_ooms",
-            "host OOM kills on the cluster's nodes (node events, kernel and kubelet lines)",
+            "host OOM kills and the kubelet's memory or disk pressure on the cluster's nodes "
+            "(node events, kernel and kubelet lines)",
             node_events,
             narrow,
         )

@@ -119,11 +119,11 @@ def _event(entry: Entry, kind: str, attempt: str | None, **more: Any) -> dict[st
 
 
 def _node_kind(item: Evidence) -> str:
-    """`oom` for kernel and node OOM kills, `interruption` for everything else node-level."""
+    """`oom` for kernel and node OOM kills and the kubelet's node pressure, `interruption`
+    for everything else node-level."""
     text = message(item.entry)
-    if event_reason(item.entry) in terms.NODE_OOM_REASONS or any(
-        term in text for term in terms.NODE_OOM_TERMS
-    ):
+    reasons = terms.NODE_OOM_REASONS + terms.NODE_PRESSURE_REASONS
+    if event_reason(item.entry) in reasons or any(term in text for term in terms.NODE_OOM_TERMS):
         return "oom"
     return "interruption"
 
