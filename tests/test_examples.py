@@ -123,6 +123,8 @@ def test_every_signature_of_a_known_failure_is_shown_by_an_example(
         assert any(text.lower() in line for line in lines), text
     for reason in scenario.reasons:
         assert any(example.reason == reason for example in scenario.examples), reason
+    for method in scenario.methods:
+        assert any(example.line == method for example in scenario.examples), method
 
 
 @pytest.mark.parametrize(

@@ -253,6 +253,10 @@ def test_an_interruption_of_the_host_that_went_quiet_is_the_cause_of_the_hang(
     report = _hang_interrupted(tmp_path, method, "2026-11-25T14:23:12.5Z")
     assert report["root_cause"]["message"].startswith(method)
     assert report["root_cause"]["source"] == "audit"
+    # With no SIGTERM line after it, the interruption is still the known failure that stops
+    # containers (scenario 4), with its cause and fix, not an unknown line.
+    assert report["root_cause"]["scenario_slug"] == "sigterm"
+    assert "preemption" in report["root_cause"]["cause"] and report["root_cause"]["fix"]
     assert report["survived"] == []
     assert [failure["source"] for failure in report["failures"]] == ["audit"]
 

@@ -162,6 +162,12 @@ def event_reason(entry: Entry) -> str:
     return reason if isinstance(reason, str) else ""
 
 
+def audit_method(entry: Entry) -> str:
+    """An audit entry's method (`compute.instances.preempted`...), or "" for other entries."""
+    method = _dict(entry.get("protoPayload")).get("methodName")
+    return method if isinstance(method, str) else ""
+
+
 def severity(entry: Entry) -> str:
     """The severity's name, upper-cased as the query language reads it (a level's number, as
     proto3 JSON may write it, named)."""

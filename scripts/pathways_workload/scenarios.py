@@ -14,7 +14,7 @@ import dataclasses
 import re
 
 from pathways_workload import terms
-from pathways_workload.describe import bare_message, event_reason
+from pathways_workload.describe import audit_method, bare_message, event_reason
 from pathways_workload.examples import (
     ARCHIVE,
     HANG_PLAYBOOK,
@@ -54,7 +54,8 @@ class Scenario:
     vanished, and `head_service` what it means when that process ran on the
     head node; `wraps` marks lines that embed another scenario's signature, so
     they are tried first; `info_level` signatures are logged at INFO and still
-    count as evidence there.
+    count as evidence there. `methods` are the audit methods (a Compute Engine
+    or GKE record of a node) that identify it.
     """
 
     number: int
@@ -65,6 +66,7 @@ class Scenario:
     examples: tuple[Example, ...]
     substrings: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
     hang: bool = False
     teardown: bool = False
     incidental: bool = False
@@ -182,8 +184,9 @@ _CLASSICS = (
         "repair, or a JobSet restart after another container failed",
         "find what sent it: infrastructure interruptions and pod events, or the earlier "
         "failure that made the JobSet restart",
-        (_example("SIGTERM"),),
+        (_example("SIGTERM"), *(t.example for t in terms.INTERRUPTION_METHOD_CATALOGUE)),
         substrings=("SIGTERM",),
+        methods=terms.INTERRUPTION_METHODS,
         teardown=True,
     ),
     Scenario(
@@ -610,9 +613,13 @@ HEAD_SERVICE = next(scenario for scenario in SCENARIOS if scenario.head_service)
 def match(entry: Entry) -> Scenario | None:
     """The first scenario whose signature the entry carries, or None."""
     text = bare_message(entry).lower()
-    reason = event_reason(entry)
+    reason, method = event_reason(entry), audit_method(entry)
     for scenario in MATCH_ORDER:
-        if reason in scenario.reasons or any(s.lower() in text for s in scenario.substrings):
+        if (
+            reason in scenario.reasons
+            or method in scenario.methods
+            or any(s.lower() in text for s in scenario.substrings)
+        ):
             return scenario
     return None
 

@@ -91,8 +91,8 @@ def _own(item: Evidence, cause: Evidence) -> bool:
 def _scenario_of(failure: rules.Failure) -> scenarios.Scenario | None:
     """The scenario of the cause line, else of its own evidence; never a symptom's elsewhere.
 
-    A hang is the hang scenario. An interruption that sent SIGTERMs is the teardown
-    scenario; otherwise a SIGTERM is only the JobSet tearing down, never the label.
+    A hang is the hang scenario. An interruption is the teardown scenario (its own
+    record names it); otherwise a SIGTERM is only the JobSet tearing down, never the label.
     """
     if failure.hang:
         return scenarios.HANG
@@ -100,8 +100,6 @@ def _scenario_of(failure: rules.Failure) -> scenarios.Scenario | None:
         return failure.cause.scenario
     own = [item.scenario for item in failure.evidence if _own(item, failure.cause)]
     found = [scenario for scenario in own if scenario is not None]
-    if failure.cause.source == "audit" and any(s.teardown for s in found):
-        return scenarios.TEARDOWN
     return next((s for s in found if not s.teardown), None)
 
 

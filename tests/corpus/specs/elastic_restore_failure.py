@@ -116,7 +116,7 @@ def build() -> Incident:
     ends(inc, run, boot, lost, loss, back, stop)
     beats.node_noise(inc)
     root = ref(inc, failure, "No checkpoint metadata found", scenario=1, source="container")
-    trigger = ref(inc, loss.audit, "compute.instances.hostError", scenario=None, source="audit")
+    trigger = ref(inc, loss.audit, "compute.instances.hostError", scenario=4, source="audit")
     return finish(
         inc,
         run,
