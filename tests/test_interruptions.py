@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pathways_workload.describe import nodepool_of
+from pathways_workload.node_discovery import nodes_about
 from tests.helpers import audit_event, run_cli
 from tests.logentry import nodepool_audit
 
@@ -47,3 +49,23 @@ def test_interruptions_shows_node_pool_repairs_and_the_nodes_preemption(tmp_path
     ]
     assert "compute.instances.preempted" in lines[0] and NODE in lines[0]
     assert "cluster/pw-cluster/nodepool/tpu-np-1" in lines[1] and "RepairNodePool" in lines[1]
+
+
+def test_a_node_pool_operation_is_about_the_nodes_of_its_pool() -> None:
+    """A node pool operation names no node: it is about the nodes whose GKE names
+    (`gke-<cluster>-<pool>-<8 hex>-<4 chars>`) name its cluster and pool, by its resource
+    labels or else its audit resource name."""
+    nodes = [NODE, "gke-pw-cluster-tpu-np-1-0-2b3c4d5e-a1b2", "gke-pw-cluster-cpu-np-1f2e3d4c-z9y8"]
+    operation = nodepool_audit(
+        "google.container.v1.ClusterManager.UpdateNodePool",
+        nodepool="tpu-np-1",
+        timestamp="2026-10-22T11:31:00Z",
+        insert_id="update-1",
+        operation_id="operation-1761132660000-5e2aac8c",
+    )
+    assert nodepool_of(operation) == ("pw-cluster", "tpu-np-1")
+    assert nodes_about(operation, nodes) == [NODE]
+    operation["resource"]["labels"] = {"project_id": "pw-demo"}
+    assert nodes_about(operation, nodes) == [NODE]
+    preempted = audit_event("compute.instances.preempted", NODE, "2026-10-22T11:30:00.5Z")
+    assert nodepool_of(preempted) is None and nodes_about(preempted, nodes) == [NODE]

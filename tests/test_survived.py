@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import audit_event, run_cli
+from tests.logentry import nodepool_audit
 
 HEALTHY = Path(__file__).resolve().parent / "fixtures" / "incidents" / "healthy-run.json"
 RETRY = (
@@ -271,3 +272,60 @@ def test_an_interruption_seconds_before_the_last_line_is_the_cause_at_the_issue_
     report = _hang_interrupted(tmp_path, method, "2026-11-25T14:23:10Z", issue)
     assert report["root_cause"]["message"].startswith(method)
     assert [failure["source"] for failure in report["failures"]] == ["audit"]
+
+
+PREEMPTION = HEALTHY.parent / "preemption-sigterm.json"
+PREEMPTED = "compute.instances.preempted"
+
+
+def _nodepool_operation(tmp_path: Path, at: str, pool: str, keep: bool) -> dict[str, Any]:
+    """Triage of preemption-sigterm with an upgrade of node pool `pool` at `at` (and without
+    the preemption of slice 1 host 0's node, unless `keep`)."""
+    entries = json.loads(PREEMPTION.read_text())
+    if not keep:
+        entries = [e for e in entries if e.get("protoPayload", {}).get("methodName") != PREEMPTED]
+    upgrade = nodepool_audit(
+        "google.container.v1.ClusterManager.UpdateNodePool",
+        nodepool=pool,
+        timestamp=at,
+        insert_id="upgrade-1",
+        operation_id="operation-1795040836934-5e2aac8c",
+    )
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([*entries, upgrade]))
+    code, out, err = run_cli(
+        "--action=triage", f"--logs_file={path}", "--jobset_name=mistral-pretrain", "--format=json"
+    )
+    assert code == 0, err
+    report: dict[str, Any] = json.loads(out)
+    return report
+
+
+def test_an_upgrade_of_a_workers_node_pool_the_workload_faltered_after_is_the_cause(
+    tmp_path: Path,
+) -> None:
+    """An upgrade of node pool tpu-np-2 (the preempted worker's node's pool) drains it: the
+    operation names no node, but it is about the workload's nodes, so it is the root cause
+    (scenario 4), not the SIGTERM it sent."""
+    report = _nodepool_operation(tmp_path, "2026-11-18T22:27:16.934617Z", "tpu-np-2", False)
+    root = report["root_cause"]
+    assert "UpdateNodePool" in root["message"] and root["source"] == "audit"
+    assert root["scenario_slug"] == "sigterm" and report["survived"] == []
+    # Its timeline lane is the pool's (no host ran on a node pool).
+    lanes = {lane["name"]: lane for lane in report["timeline"]["lanes"]}
+    pool = lanes["cluster/pw-cluster/nodepool/tpu-np-2"]
+    assert [event["kind"] for event in pool["events"]] == ["root_cause"]
+
+
+def test_an_operation_on_another_node_pool_is_no_evidence(tmp_path: Path) -> None:
+    """Pool tpu-np is not tpu-np-2, though the names of tpu-np-2's nodes begin with it."""
+    report = _nodepool_operation(tmp_path, "2026-11-18T22:27:16.934617Z", "tpu-np", False)
+    assert "UpdateNodePool" not in json.dumps(report["failures"] + report["survived"])
+
+
+def test_a_node_pool_operation_the_workload_went_on_after_is_survived(tmp_path: Path) -> None:
+    """An update of the pool twenty minutes before the preemption, after which training went
+    on: the run survived it, and the preemption stays the root cause."""
+    report = _nodepool_operation(tmp_path, "2026-11-18T22:05:00Z", "tpu-np-2", True)
+    assert report["root_cause"]["message"].startswith(PREEMPTED)
+    assert ["UpdateNodePool" in row["message"] for row in report["survived"]] == [True]

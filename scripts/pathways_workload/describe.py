@@ -10,6 +10,8 @@ from pathways_workload import labels
 from pathways_workload.lql.values import SEVERITY_NAMES, severity_level
 from pathways_workload.sources.base import Entry
 
+_NODEPOOL_NAME_RE = re.compile(r"/clusters/([^/]+)/nodePools/([^/]+)$")
+
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
@@ -78,6 +80,19 @@ def node_of(entry: Entry) -> str | None:
         if isinstance(value, str) and value:
             return value
     return None
+
+
+def nodepool_of(entry: Entry) -> tuple[str, str] | None:
+    """The cluster and node pool a node pool operation is about (its resource labels, else its
+    audit resource name `.../clusters/C/nodePools/P`), or None for other entries."""
+    if resource_type(entry) != "gke_nodepool":
+        return None
+    found = resource_labels(entry)
+    cluster, pool = found.get("cluster_name"), found.get("nodepool_name")
+    if not (isinstance(cluster, str) and isinstance(pool, str)):
+        name = _NODEPOOL_NAME_RE.search(str(_dict(entry.get("protoPayload")).get("resourceName")))
+        cluster, pool = name.groups() if name else (None, None)
+    return (cluster, pool) if cluster and pool else None
 
 
 def _instance_from_audit(entry: Entry) -> str | None:

@@ -184,9 +184,13 @@ _CLASSICS = (
         "repair, or a JobSet restart after another container failed",
         "find what sent it: infrastructure interruptions and pod events, or the earlier "
         "failure that made the JobSet restart",
-        (_example("SIGTERM"), *(t.example for t in terms.INTERRUPTION_METHOD_CATALOGUE)),
+        (
+            _example("SIGTERM"),
+            *(t.example for t in terms.INTERRUPTION_METHOD_CATALOGUE),
+            *(t.example for t in terms.NODEPOOL_METHOD_CATALOGUE),
+        ),
         substrings=("SIGTERM",),
-        methods=terms.INTERRUPTION_METHODS,
+        methods=terms.INTERRUPTION_METHODS + terms.NODEPOOL_METHODS,
         teardown=True,
     ),
     Scenario(

@@ -15,7 +15,7 @@ from pathways_workload.describe import (
     pod_of,
     where,
 )
-from pathways_workload.node_discovery import nodes_from, nodes_in
+from pathways_workload.node_discovery import nodes_about, nodes_from, nodes_in
 from pathways_workload.pod_names import replicated_jobs, sibling_job, without_sibling_lws
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, Result, entry_time_ns
@@ -207,7 +207,7 @@ def _evidence(
     entries += [
         entry
         for entry in found.entries(found.node_events + found.instances)
-        if node_of(entry) in nodes
+        if nodes_about(entry, nodes)
     ]
     if not any(result.entries for result in found.latest):
         names = [workload.name for workload in request.target.workloads]

@@ -633,11 +633,13 @@ def source_of(entry: Entry) -> str:
     log_name = str(entry.get("logName", ""))
     if kind == "gce_instance":
         return "serial-console" if "serialconsole" in log_name else "audit"
+    if kind == "gke_nodepool":  # GKE's audit record of a node pool operation
+        return "audit"
     if kind == "k8s_node":
         return "node-event"
     if kind == "k8s_pod":
         return "pod-event"
-    if kind in ("k8s_cluster", "gke_nodepool"):
+    if kind == "k8s_cluster":
         return "cluster-event"
     namespace = resource_labels(entry).get("namespace_name")
     return "controller" if namespace == "jobset-system" else "container"

@@ -206,7 +206,9 @@ def pod_on_node(pods: Iterable[HostPod], node: str | None, time_ns: int) -> Host
     """The host pod on the node at the time: the latest to reach it by then (a pod scheduled
     there replaces the one before it), else the first seen there unless it was scheduled
     later (its lines before the evidence were not read: SQL reads a container's first crash
-    lines and its latest lines)."""
+    lines and its latest lines). None for no node (a node pool operation names none)."""
+    if node is None:
+        return None
     on_node = [p for p in pods if p.node == node]
     before = [p for p in on_node if _arrived_ns(p) <= time_ns]
     if before:

@@ -1,6 +1,7 @@
 """The root-cause rules (references/root-cause-rules.md says them in prose).
 
-1. Only evidence from the workload's pods and the nodes that hosted them counts.
+1. Only evidence from the workload's pods and the nodes that hosted them (and operations
+   on those nodes' node pools) counts.
 2. The earliest real error wins, across containers, nodes and infrastructure.
 3. Known downstream symptoms never win while an earlier cause exists; with
    only symptoms, the earliest is named (and flagged downstream-only).
@@ -41,6 +42,7 @@ import re
 from collections.abc import Sequence
 
 from pathways_workload.describe import container_of, node_of, pod_of, severity
+from pathways_workload.node_discovery import nodes_about
 from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
 from pathways_workload.triage.evidence import NODE_EVENT_TOLERANCE_NS, Evidence, attempt_of
 from pathways_workload.triage.fetches import CADENCE_LINES, QUIET_AFTER_NS
@@ -191,8 +193,12 @@ def went_on_after(
         until = item.time_ns + FALTER_NS
         after = bisect.bisect_left(own, item.effective_ns)
         faltered = after < len(own) and own[after] <= until
-        # The workload's pods on that node went quiet with it (a preempted VM logs nothing).
-        quiet_there = item.effective_ns - FALTER_NS <= on_node.get(item.node or "", 0) <= until
+        # The workload's pods on that node (or node pool) went quiet with it (a preempted VM
+        # logs nothing).
+        quiet_there = any(
+            item.effective_ns - FALTER_NS <= on_node[node] <= until
+            for node in nodes_about(item.entry, on_node)
+        )
         return not faltered and not quiet_there and logged_until > until
 
     apart = [item for item in evidence if survived(item)]

@@ -86,7 +86,7 @@ class _Lane:
 def lane_of(entry: Entry, source: str = "container") -> LaneKey:
     """The lane an entry belongs to."""
     if source in NODE_SOURCES:
-        return ("node", node_of(entry) or "?")
+        return ("node", node_of(entry) or where(entry))  # a node pool operation: its pool
     if source in EVENT_SOURCES:
         return ("events", "Kubernetes events")
     if source == "controller":
