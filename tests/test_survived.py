@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import audit_event, run_cli
+from tests.helpers import audit_event, node_event, run_cli
 from tests.logentry import nodepool_audit
 
 HEALTHY = Path(__file__).resolve().parent / "fixtures" / "incidents" / "healthy-run.json"
@@ -260,6 +260,24 @@ def test_an_interruption_of_the_host_that_went_quiet_is_the_cause_of_the_hang(
     assert "preemption" in report["root_cause"]["cause"] and report["root_cause"]["fix"]
     assert report["survived"] == []
     assert [failure["source"] for failure in report["failures"]] == ["audit"]
+
+
+def test_a_node_interruption_event_that_is_the_cause_is_a_known_failure(tmp_path: Path) -> None:
+    """GKE's preemption event of the hung host's node, with no SIGTERM line after it, is the
+    interruption that stops containers (scenario 4), not an unknown line."""
+    name = "silent-hang"
+    node = json.loads((HEALTHY.parent / f"{name}.expected.json").read_text())["root_cause"]["node"]
+    text = f"Node '{node}' in node pool 'tpu-np-1' was preempted."
+    event = node_event("PreemptionEvent", text, node, "2026-11-25T14:23:12Z")
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([*json.loads((HEALTHY.parent / f"{name}.json").read_text()), event]))
+    code, out, err = run_cli(
+        "--action=triage", f"--logs_file={path}", "--jobset_name=dpo-train", "--format=json"
+    )
+    assert code == 0, err
+    root = json.loads(out)["root_cause"]
+    assert root["source"] == "node-event" and text in root["message"]
+    assert root["scenario_slug"] == "sigterm"
 
 
 def test_an_interruption_seconds_before_the_last_line_is_the_cause_at_the_issue_time(
