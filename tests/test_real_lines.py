@@ -17,6 +17,9 @@ from tests.test_examples import fetched_by
 # Known failures whose lines are reports from the survivors: the client's view of a proxy
 # that went away, a peer that vanished (also the head's services), the signal Kubernetes sent.
 DOWNSTREAM = {"sigterm", "proxy-connection-terminated", "lost-peer", "compilation-service-crash"}
+# The infrastructure records of scenario 4: an interruption or node pool operation sends the
+# SIGTERM, so it is a cause, not the downstream signal.
+INTERRUPTIONS = {examples.AUDIT, examples.NODE_EVENT, examples.NODEPOOL}
 # Event reasons that are downstream whatever the failure they belong to.
 DOWNSTREAM_EVENTS = {"FailedScheduling"}
 # A transfer stall is no crash: triage and the proxy and workers actions read it, not the sweep.
@@ -34,7 +37,9 @@ REAL_CRASH_LINES = [t.example for t in terms.CRASH_CATALOGUE if not t.example.gu
 
 
 def _role(scenario: scenarios.Scenario, example: Example) -> str:
-    if scenario.slug in DOWNSTREAM or example.reason in DOWNSTREAM_EVENTS:
+    # What sends a SIGTERM causes it, unless a downstream rule claims it (NodeNotReady).
+    sender = example.container in INTERRUPTIONS and symptom_of(entry_of(example)) is None
+    if (scenario.slug in DOWNSTREAM and not sender) or example.reason in DOWNSTREAM_EVENTS:
         return "symptom"
     return "incidental" if scenario.incidental else "cause"
 
