@@ -531,3 +531,18 @@ def test_the_kubelets_eviction_threshold_event_before_the_eviction_is_read(
     assert "Attempting to reclaim memory" in root["message"] and root["node"] == EVICTED_NODE
     lead = report["lead_host"]
     assert (lead["slice"], lead["host"], lead["pod"]) == ("1", "0", pod)
+
+
+@pytest.mark.parametrize("name", ["finished-run", "client-job-finished", "kueue-preemption"])
+@pytest.mark.parametrize("fmt", ["text", "html"])
+def test_a_finished_run_is_headed_as_its_outcome_not_a_root_cause(name: str, fmt: str) -> None:
+    """A run that completed with nothing failing before has no root cause: the text and the
+    page head its completion `Outcome`; a failure keeps the `Root cause` heading."""
+    args = target_args(name, by_issue_time=True)
+    code, out, err = run_cli(*args, "--action=triage", f"--format={fmt}")
+    assert code == 0, err
+    headings = ["Outcome", "Root cause"]
+    if not expected(name).get("completed"):
+        headings.reverse()
+    shown, hidden = (f"## {h}\n" if fmt == "text" else f"<h2>{h}</h2>" for h in headings)
+    assert shown in out and hidden not in out

@@ -64,4 +64,11 @@ COMPLETED_TEXT = (
 )
 
 
+def cause_heading(report: dict[str, Any]) -> str:
+    """The heading of a triage report's answer: `Outcome` for a run that completed with no
+    failure before it (it has no root cause to name), else `Root cause`."""
+    finished = report.get("root_cause") is None and report.get("completed") is not None
+    return "Outcome" if finished else "Root cause"
+
+
 Report = EntryReport | TableReport | TriageReport

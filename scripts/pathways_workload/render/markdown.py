@@ -17,7 +17,7 @@ from tabulate import tabulate
 
 from pathways_workload.render.entries import entry_line
 from pathways_workload.render.picture import first_errors_by_slice
-from pathways_workload.reports import COMPLETED_TEXT, NO_VERDICT
+from pathways_workload.reports import COMPLETED_TEXT, NO_VERDICT, cause_heading
 from pathways_workload.sources.base import instant_ns
 from pathways_workload.tracebacks import headline
 from pathways_workload.visible_text import visible
@@ -289,7 +289,7 @@ def write_triage(report: dict[str, Any], out: TextIO, verbose: bool = False) -> 
         f"# Triage of {', '.join(report['workload'])}",
         _window(report["window"]),
         "",
-        "## Root cause",
+        f"## {cause_heading(report)}",
         *_root_cause(report),
         *_failures(report),
         *_symptoms(report),
