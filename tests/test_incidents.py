@@ -546,3 +546,14 @@ def test_a_finished_run_is_headed_as_its_outcome_not_a_root_cause(name: str, fmt
         headings.reverse()
     shown, hidden = (f"## {h}\n" if fmt == "text" else f"<h2>{h}</h2>" for h in headings)
     assert shown in out and hidden not in out
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if expected(n).get("completed")])
+def test_a_component_that_stopped_when_the_run_completed_did_not_go_quiet(name: str) -> None:
+    """A client whose Job completed stopped logging because it finished: its timeline lane is
+    no `quiet` lane (a hang's mark), while the headless JobSet beside it logs on."""
+    report = triage(name, by_issue_time=True)
+    lanes = report["timeline"]["lanes"]
+    assert lanes and not [lane["name"] for lane in lanes if lane["quiet"]]
+    kinds = {event["kind"] for lane in lanes for event in lane["events"]}
+    assert not kinds & {"quiet", "hang"}

@@ -24,7 +24,7 @@ from pathways_workload.timestamps import format_timestamp_ns
 from pathways_workload.tracebacks import is_header
 from pathways_workload.triage import rules, timeline, versions
 from pathways_workload.triage.answers import MISSING_CRASHES, UNSEEN_HOSTS, TriageResults
-from pathways_workload.triage.completion import before_completion, completion
+from pathways_workload.triage.completion import before_completion, completion, finished_by
 from pathways_workload.triage.evidence import (
     HEAD_LOGS,
     PEER_LOGS,
@@ -458,7 +458,12 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
         "last_lines": [_brief(entry) for _, entry in sorted(latest.items())],
         "coverage": _coverage(found, gaps),
         "timeline": timeline.build(
-            timeline.Workload(found.container_lines(), list(pods.values()), _silent_hosts(found)),
+            timeline.Workload(
+                found.container_lines(),
+                list(pods.values()),
+                _silent_hosts(found),
+                finished_by(completed),
+            ),
             failures,
             chosen,
             request,

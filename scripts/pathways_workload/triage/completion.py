@@ -44,3 +44,11 @@ def before_completion(failures: Sequence[Failure], completed: Entry | None) -> l
         return list(failures)
     done_ns = entry_time_ns(completed) // SECOND_NS * SECOND_NS
     return [failure for failure in failures if failure.cause.time_ns < done_ns]
+
+
+def finished_by(completed: Entry | None) -> int | None:
+    """The end of the second the workload completed in (an event's time is in whole seconds):
+    a component whose lines stop by then finished with it; None when it did not complete."""
+    if completed is None:
+        return None
+    return (entry_time_ns(completed) // SECOND_NS + 1) * SECOND_NS

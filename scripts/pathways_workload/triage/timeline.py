@@ -14,7 +14,8 @@ A lane's events: its first error in each failure (the root cause marked as
 such), later errors, symptoms, OOM kills, interruptions, events, the `hang`
 point of the component that went quiet first in a hang, and its last line:
 a `quiet` event when the lane stopped logging QUIET_AFTER_NS or more before
-the workload's newest line (with when its next line was due). Symptoms and
+the workload's newest line (with when its next line was due), unless it stopped by
+the time the workload completed (it finished, it did not hang). Symptoms and
 later errors are capped per lane (`omitted` counts the rest).
 """
 
@@ -196,11 +197,15 @@ def _add_hang(lanes: dict[LaneKey, _Lane], hang: Entry | None, root: Evidence | 
     lane.events.append((entry_time_ns(hang), event))
 
 
-def _last_line(lane: _Lane, newest_ns: int, marked: set[tuple[str, str, str]]) -> dict[str, Any]:
-    """The lane's last line as an event (`quiet` when it stopped well before the newest line),
-    and whether the lane went quiet; no event when that line is already marked."""
+def _last_line(
+    lane: _Lane, newest_ns: int, marked: set[tuple[str, str, str]], done_ns: int | None
+) -> dict[str, Any]:
+    """The lane's last line as an event (`quiet` when it stopped well before the newest line,
+    not by `done_ns`, when the workload completed), and whether the lane went quiet; no event
+    when that line is already marked."""
     last = max(lane.lines, key=entry_time_ns)
-    quiet = newest_ns - entry_time_ns(last) >= QUIET_AFTER_NS
+    finished = done_ns is not None and entry_time_ns(last) < done_ns
+    quiet = not finished and newest_ns - entry_time_ns(last) >= QUIET_AFTER_NS
     fields: dict[str, Any] = {"quiet": quiet, "last_line": last.get("timestamp"), "due_at": None}
     if quiet:
         fields["due_at"] = format_timestamp_ns(next_line_due(lane.lines, last))
@@ -244,14 +249,18 @@ def _number(text: str) -> int:
 
 
 def _describe(
-    lane: _Lane, newest_ns: int, marked: set[tuple[str, str, str]], on_node: dict[str, list[str]]
+    lane: _Lane,
+    newest_ns: int,
+    marked: set[tuple[str, str, str]],
+    on_node: dict[str, list[str]],
+    done_ns: int | None,
 ) -> dict[str, Any]:
     kind, name = lane.key
     slice_, _, host = name.partition("/") if kind == "host" else (None, "", None)
     quiet = lane.silent_from is not None
     fields: dict[str, Any] = {"quiet": quiet, "last_line": None, "due_at": lane.silent_from}
     if lane.lines:
-        fields = _last_line(lane, newest_ns, marked)
+        fields = _last_line(lane, newest_ns, marked, done_ns)
     events, omitted = _capped(lane.events)
     return {
         "lane": kind,
@@ -308,11 +317,13 @@ def attempts(lines: Iterable[Entry]) -> list[dict[str, Any]]:
 @dataclasses.dataclass(frozen=True)
 class Workload:
     """What triage learnt of the workload: its container lines read (earliest first), its
-    host pods, and the hosts its labels say exist but that logged nothing."""
+    host pods, the hosts its labels say exist but that logged nothing, and when it completed
+    (`finished_by`), if it did."""
 
     lines: Sequence[Entry]
     host_pods: Sequence[HostPod]
     unseen: Sequence[Host]
+    done_ns: int | None = None
 
 
 def build(
@@ -343,6 +354,7 @@ def build(
         "newest_line": format_timestamp_ns(newest) if lines else None,
         "attempts": attempts(lines),
         "lanes": [
-            _describe(lanes[key], newest, marked, on_node) for key in sorted(lanes, key=_order)
+            _describe(lanes[key], newest, marked, on_node, workload.done_ns)
+            for key in sorted(lanes, key=_order)
         ],
     }
