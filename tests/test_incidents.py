@@ -557,3 +557,28 @@ def test_a_component_that_stopped_when_the_run_completed_did_not_go_quiet(name: 
     assert lanes and not [lane["name"] for lane in lanes if lane["quiet"]]
     kinds = {event["kind"] for lane in lanes for event in lane["events"]}
     assert not kinds & {"quiet", "hang"}
+
+
+def test_a_crash_of_the_jobset_after_its_client_job_completed_is_a_failure(
+    tmp_path: Path,
+) -> None:
+    """The client Job's completion ends the client, not the headless JobSet beside it: a worker
+    that crashes after it is the root cause, not the teardown of a finished run."""
+    entries = json.loads((INCIDENTS / "client-job-finished.json").read_text())
+    worker = max(
+        (e for e in entries if e["resource"]["labels"].get("container_name") == "pathways-worker"),
+        key=lambda e: e["timestamp"],
+    )
+    crash = {**worker, "insertId": "crash-after-the-client", "severity": "ERROR"}
+    crash.pop("jsonPayload", None)
+    crash["timestamp"] = crash["receiveTimestamp"] = "2026-11-29T09:50:00Z"
+    crash["textPayload"] = "F1129 09:50:00.000000 1 server.cc:88] Check failed: ok DMA halted"
+    export = tmp_path / "crash.json"
+    export.write_text(json.dumps([*entries, crash]))
+    args = [a for a in target_args("client-job-finished") if not a.startswith("--logs_file")]
+    code, out, err = run_cli(f"--logs_file={export}", *args, "--action=triage", "--format=json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["completed"] is not None
+    assert report["root_cause"]["timestamp"] == "2026-11-29T09:50:00Z"
+    assert report["root_cause"]["pod"] == worker["resource"]["labels"]["pod_name"]

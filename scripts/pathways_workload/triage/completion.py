@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pathways_workload.describe import event_reason, involved_object
+from pathways_workload.describe import event_reason, involved_object, owner_of
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.triage.rules import Failure
@@ -38,12 +38,25 @@ def completion(events: Sequence[Entry], request: Request) -> Entry | None:
 
 
 def before_completion(failures: Sequence[Failure], completed: Entry | None) -> list[Failure]:
-    """The failures that began before the workload completed: the rest are its teardown. An
-    event's time is in whole seconds, so the teardown begins at the completion's second."""
+    """The failures that began before the workload completed, or later in the pods of another
+    object than the one that completed (a headless JobSet that outlives its client Job): the
+    rest are its teardown. An event's time is in whole seconds, so the teardown begins at the
+    completion's second."""
     if completed is None:
         return list(failures)
     done_ns = entry_time_ns(completed) // SECOND_NS * SECOND_NS
-    return [failure for failure in failures if failure.cause.time_ns < done_ns]
+    return [
+        failure
+        for failure in failures
+        if failure.cause.time_ns < done_ns or _elsewhere(failure.cause.entry, completed)
+    ]
+
+
+def _elsewhere(entry: Entry, completed: Entry) -> bool:
+    """Whether the entry's pod belongs to another object than the one that completed."""
+    owner, done = owner_of(entry), involved_object(completed)
+    kinds = {kind: object_kind for kind, (object_kind, _) in COMPLETIONS.items()}
+    return owner is not None and done is not None and (kinds.get(owner[0]), owner[1]) != done
 
 
 def finished_by(completed: Entry | None) -> int | None:
