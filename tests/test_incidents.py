@@ -582,3 +582,6 @@ def test_a_crash_of_the_jobset_after_its_client_job_completed_is_a_failure(
     assert report["completed"] is not None
     assert report["root_cause"]["timestamp"] == "2026-11-29T09:50:00Z"
     assert report["root_cause"]["pod"] == worker["resource"]["labels"]["pod_name"]
+    code, text, err = run_cli(f"--logs_file={export}", *args, "--action=triage")
+    said = next(line for line in text.splitlines() if line.startswith("- Completed"))
+    assert "(Completed: Job completed (Job/eval-actor)): it finished" in said

@@ -57,10 +57,11 @@ NO_VERDICT = (
     "logged; offline, leave out the window flags to read the export's whole span)."
 )
 
-# A triage report's line when the workload completed (its event's time and message).
+# A triage report's line when the workload completed (its event's time and message, which
+# names the object that completed: a client Job's completion does not end a JobSet beside it).
 COMPLETED_TEXT = (
-    "Completed: the workload finished successfully at {when} ({message}); what stopped after "
-    "it (Killing, SIGTERM, quiet hosts) is its teardown, not a failure."
+    "Completed at {when} ({message}): it finished successfully, and what its pods stopped "
+    "after it (Killing, SIGTERM, quiet hosts) is its teardown, not a failure."
 )
 
 
