@@ -372,3 +372,16 @@ def test_a_headless_jobset_s_missing_client_may_run_elsewhere() -> None:
     client = next(c for c in components if c["component"] == "client")
     assert client["lines_read"] == 0
     assert "--workload=job:NAME" in client["gap"]
+
+
+def test_a_client_job_s_missing_pathways_servers_may_run_in_a_headless_jobset() -> None:
+    """A client Job given alone logs, and the proxy, RM and workers of the headless JobSet it
+    works against do not: their gaps said only that their logs were missing, sending the
+    reader after the logging agent instead of to the JobSet."""
+    args = [a for a in target_args("client-job-finished") if not a.startswith("--workload")]
+    code, out, err = run_cli(*args, "--job_name=eval-actor", "--action=triage", "--format=json")
+    assert code == 0, err
+    rows = {c["component"]: c for c in json.loads(out)["coverage"]["components"]}
+    assert rows["client"]["lines_read"] and rows["client"]["gap"] is None
+    for name in ("proxy", "resource manager", "workers"):
+        assert "--workload=jobset:NAME" in rows[name]["gap"]

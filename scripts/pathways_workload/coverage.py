@@ -36,6 +36,11 @@ CLIENT_ELSEWHERE = (
     "; if it runs apart from this workload (a headless JobSet: its own Job, or outside the "
     "cluster), add its Job with --workload=job:NAME or ask for its logs"
 )
+# Pathways components absent beside a client that logged (a client Job given alone).
+SERVER_ELSEWHERE = (
+    "; if it runs apart from the client (a headless Pathways JobSet the client's Job works "
+    "against), add it with --workload=jobset:NAME"
+)
 KIND_GAPS = {
     "Kubernetes events": (
         "no Kubernetes events of the namespace in the window: restarts, kills and scheduling "
@@ -97,7 +102,7 @@ def components(
 ) -> list[dict[str, Any]]:
     """Per component: pods, lines read, first and last line; a note when it is a gap (of the
     workers, `hosts_read` says whether every host that showed no line was asked for)."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     clients = client_containers(lines)
     components = [(n, clients if n == "client" else c, r) for n, c, r in COMPONENTS]
     known = {name for _, containers, _ in components for name in containers}
@@ -115,6 +120,7 @@ def components(
         if not own and required:
             note = f"the {name} {SILENT}" + _other_names(name, others)
             note += CLIENT_ELSEWHERE if name == "client" and not others else ""
+            note += SERVER_ELSEWHERE if name != "client" and rows and rows[0]["pods"] else ""
         elif name == "workers":
             note = _silent_hosts(own, expected_hosts, hosts_read)
         rows.append(
