@@ -557,7 +557,7 @@ _CLASSES = (
         "for a preemption, give the run a higher WorkloadPriorityClass, a ClusterQueue that "
         "does not lend the quota it needs, or reserved capacity, and checkpoint often: Kueue "
         "requeues the JobSet and resumes it when quota frees up; for the PodsReady timeout, "
-        "find why the pods started late (`--action=pod-events`: image pulls, scheduling) or "
+        "find why the pods started late (--action=pod-events: image pulls, scheduling) or "
         "raise waitForPodsReady.timeout",
         (
             Example(
