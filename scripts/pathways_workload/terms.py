@@ -1157,6 +1157,8 @@ NODE_PRESSURE_REASON_CATALOGUE = (
     ),
 )
 NODE_PRESSURE_REASONS = texts(NODE_PRESSURE_REASON_CATALOGUE)
+# The node events of memory running out: the OOM kills and the kubelet's node pressure.
+NODE_MEMORY_REASONS = NODE_OOM_REASONS + NODE_PRESSURE_REASONS
 
 KERNEL_OOM_LINE = (
     "[337533.314412] Memory cgroup out of memory: Killed process 23793 (leaker) "

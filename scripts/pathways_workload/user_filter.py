@@ -99,7 +99,7 @@ def _check_times(flag: str, text: str) -> None:
             or values.parse_timestamp(value.text) is not None
         ):
             continue
-        written = as_given(f'"{value.text}"' if value.quoted else value.text)
+        written = as_given(_as_written(value))
         error = diagnostics.LqlError(
             f"{written} at {diagnostics.position(text, value.start)} is not an RFC 3339 time, "
             "and Cloud Logging refuses a time field compared with anything else "

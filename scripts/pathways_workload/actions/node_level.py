@@ -157,8 +157,7 @@ def _per_node_chunk(
 def build_node_ooms(request: Request, _: Results) -> list[Fetch]:
     """Both queries have terms: --extra_terms are more of them (OR), --min_severity narrows."""
     extra = request.options.extra_terms
-    reasons = terms.NODE_OOM_REASONS + terms.NODE_PRESSURE_REASONS
-    oom_events = filters.one_of("jsonPayload.reason", reasons)
+    oom_events = filters.one_of("jsonPayload.reason", terms.NODE_MEMORY_REASONS)
     node_events = filters.all_of(
         [
             selectors.cluster_scope("k8s_node", request.target, namespaced=False),

@@ -18,6 +18,8 @@ from pathways_workload.triage.rules import Failure
 # pkg/constants/constants.go) and the Job controller's Completed ("Job completed",
 # kubernetes/kubernetes pkg/controller/job/job_controller.go), both Normal events.
 COMPLETIONS = {"jobset": ("JobSet", "AllJobsCompleted"), "job": ("Job", "Completed")}
+# The object each kind of workload is, as an event names it.
+_OBJECTS = {kind: object_kind for kind, (object_kind, _) in COMPLETIONS.items()}
 SECOND_NS = 10**9
 
 
@@ -55,8 +57,7 @@ def before_completion(failures: Sequence[Failure], completed: Entry | None) -> l
 def _elsewhere(entry: Entry, completed: Entry) -> bool:
     """Whether the entry's pod belongs to another object than the one that completed."""
     owner, done = owner_of(entry), involved_object(completed)
-    kinds = {kind: object_kind for kind, (object_kind, _) in COMPLETIONS.items()}
-    return owner is not None and done is not None and (kinds.get(owner[0]), owner[1]) != done
+    return owner is not None and done is not None and (_OBJECTS.get(owner[0]), owner[1]) != done
 
 
 def finished_by(completed: Entry | None) -> int | None:

@@ -46,7 +46,7 @@ def crash_match(request: Request) -> str:
 
 def _node_evidence(request: Request) -> str:
     """OOM, pressure and interruption events and kernel lines of the cluster's nodes."""
-    reasons = terms.NODE_OOM_REASONS + terms.NODE_PRESSURE_REASONS + terms.NODE_INTERRUPTION_REASONS
+    reasons = terms.NODE_MEMORY_REASONS + terms.NODE_INTERRUPTION_REASONS
     return filters.all_of(
         [
             selectors.cluster_scope("k8s_node", request.target, namespaced=False),

@@ -123,8 +123,9 @@ def _node_kind(item: Evidence) -> str:
     """`oom` for kernel and node OOM kills and the kubelet's node pressure, `interruption`
     for everything else node-level."""
     text = message(item.entry)
-    reasons = terms.NODE_OOM_REASONS + terms.NODE_PRESSURE_REASONS
-    if event_reason(item.entry) in reasons or any(term in text for term in terms.NODE_OOM_TERMS):
+    if event_reason(item.entry) in terms.NODE_MEMORY_REASONS or any(
+        term in text for term in terms.NODE_OOM_TERMS
+    ):
         return "oom"
     return "interruption"
 
