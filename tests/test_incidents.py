@@ -585,3 +585,43 @@ def test_a_crash_of_the_jobset_after_its_client_job_completed_is_a_failure(
     code, text, err = run_cli(f"--logs_file={export}", *args, "--action=triage")
     said = next(line for line in text.splitlines() if line.startswith("- Completed"))
     assert "(Completed: Job completed (Job/eval-actor)): it finished" in said
+
+
+# The kubelet's messages when a pod outgrows its own local storage limits
+# (kubernetes/kubernetes@de663b9 pkg/kubelet/eviction/helpers.go:
+# containerEphemeralStorageMessageFmt, podEphemeralStorageMessageFmt, emptyDirMessageFmt).
+STORAGE_LIMIT_EVICTIONS = (
+    'Container pathways-worker exceeded its local ephemeral storage limit "10Gi". ',
+    "Pod ephemeral local storage usage exceeds the total limit of containers 20Gi. ",
+    'Usage of EmptyDir volume "compilation-cache" exceeds the limit "50Gi". ',
+)
+
+
+@pytest.mark.parametrize("message", STORAGE_LIMIT_EVICTIONS)
+def test_a_pod_evicted_for_its_own_storage_limit_is_the_known_failure(
+    tmp_path: Path, message: str
+) -> None:
+    """The kubelet evicted worker 1/0 because it wrote more local disk than its limit: triage
+    names the storage-limit eviction (not node pressure) and that worker as the lead host."""
+    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
+    started = next(
+        e
+        for e in entries
+        if e.get("jsonPayload", {}).get("reason") == "Started"
+        and e["resource"]["labels"].get("pod_name", "").startswith("qwen-pretrain-worker-1-0-")
+    )
+    evicted = json.loads(json.dumps(started))
+    evicted["jsonPayload"].update(reason="Evicted", type="Warning", message=message)
+    evicted["jsonPayload"]["involvedObject"].pop("fieldPath", None)
+    evicted.update(insertId="added-evicted", severity="WARNING", timestamp="2026-11-26T10:59:50Z")
+    export = tmp_path / "evicted.json"
+    export.write_text(json.dumps([*entries, evicted]))
+    code, out, err = run_cli(
+        f"--logs_file={export}", "--jobset_name=qwen-pretrain", "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["root_cause"]["scenario_slug"] == "storage-limit-eviction"
+    assert message.strip() in report["root_cause"]["message"]
+    lead = report["lead_host"]
+    assert (lead["slice"], lead["host"]) == ("1", "0")

@@ -32,6 +32,10 @@ from pathways_workload.terms import CLIENT, WORKER
 KUEUE_STOP = "kubernetes-sigs/kueue@df7e05b pkg/controller/jobframework/reconciler.go (stopJob)"
 # The kubelet's eviction message: nodeLowMessageFmt, then thresholdMetMessageFmt and
 # containerMessageFmt in newer kubelets; the prefix is in every version.
+KUBELET_STORAGE_LIMIT = (
+    "kubernetes/kubernetes@de663b9 pkg/kubelet/eviction/helpers.go "
+    "(containerEphemeralStorageMessageFmt, podEphemeralStorageMessageFmt, emptyDirMessageFmt)"
+)
 KUBELET_EVICTION = (
     "kubernetes/kubernetes@de663b9 pkg/kubelet/eviction/helpers.go ('The node was low on "
     "resource: %v.'); master's helpers.go adds 'Threshold quantity: %v, available: %v. ' and "
@@ -604,6 +608,33 @@ _CLASSES = (
         ),
         substrings=("The node was low on resource:",),
         reasons=terms.NODE_PRESSURE_REASONS,
+    ),
+    Scenario(
+        28,
+        "storage-limit-eviction",
+        "The kubelet evicted a pod that outgrew its own local storage limit",
+        "a container wrote more to its node's local disk (its writable layer, logs or an "
+        "emptyDir volume such as a compilation cache or checkpoint staging area) than its "
+        "ephemeral-storage limit or the volume's sizeLimit allows, and the kubelet evicted the "
+        "pod; the node itself was not short of disk, and the SIGTERM and Killing lines that "
+        "follow are that stop",
+        "find what the named container or volume writes locally (caches, checkpoints staged "
+        "on local disk, core dumps, verbose logs) and move it to a bucket or a larger volume, "
+        "or raise the container's ephemeral-storage limit or the emptyDir's sizeLimit to its "
+        "real use; the eviction repeats on every restart until then",
+        tuple(
+            _event("Evicted", line, KUBELET_STORAGE_LIMIT)
+            for line in (
+                'Container pathways-worker exceeded its local ephemeral storage limit "10Gi". ',
+                "Pod ephemeral local storage usage exceeds the total limit of containers 20Gi. ",
+                'Usage of EmptyDir volume "compilation-cache" exceeds the limit "50Gi". ',
+            )
+        ),
+        substrings=(
+            "exceeded its local ephemeral storage limit",
+            "Pod ephemeral local storage usage exceeds the total limit",
+            "Usage of EmptyDir volume",
+        ),
     ),
 )
 SCENARIOS = _CLASSICS + _CLASSES
