@@ -625,3 +625,53 @@ def test_a_pod_evicted_for_its_own_storage_limit_is_the_known_failure(
     assert message.strip() in report["root_cause"]["message"]
     lead = report["lead_host"]
     assert (lead["slice"], lead["host"]) == ("1", "0")
+
+
+# The scheduler's reasons (kubernetes pkg/scheduler/framework/plugins/noderesources/fit.go
+# 'Insufficient %v'; nodeaffinity/node_affinity.go ErrReasonPod) when no TPU host has room.
+UNSCHEDULABLE = (
+    "0/6 nodes are available: 2 Insufficient google.com/tpu, 4 node(s) didn't match Pod's node "
+    "affinity/selector. preemption: 0/6 nodes are available: 2 No preemption victims found for "
+    "incoming pod, 4 Preemption is not helpful for scheduling."
+)
+
+
+def test_tpu_pods_the_scheduler_cannot_place_are_the_known_failure(tmp_path: Path) -> None:
+    """Slice 1's workers never ran: their pods are Pending with the scheduler's FailedScheduling
+    event. Triage names the unschedulable TPU pods, a slice 1 host as the lead."""
+    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
+
+    def pod(entry: dict[str, Any]) -> str:
+        return str(entry["resource"]["labels"].get("pod_name", ""))
+
+    slice_1 = [e for e in entries if pod(e).startswith("qwen-pretrain-worker-1-")]
+    pending = []
+    for number, name in enumerate(sorted({pod(e) for e in slice_1})):
+        event = json.loads(
+            json.dumps(
+                next(
+                    e
+                    for e in slice_1
+                    if pod(e) == name
+                    and "jsonPayload" in e
+                    and "involvedObject" in e["jsonPayload"]
+                )
+            )
+        )
+        event["jsonPayload"].update(
+            reason="FailedScheduling", type="Warning", message=UNSCHEDULABLE
+        )
+        event.update(
+            insertId=f"pending-{number}", severity="WARNING", timestamp="2026-11-26T10:02:20Z"
+        )
+        pending.append(event)
+    export = tmp_path / "pending.json"
+    export.write_text(json.dumps([e for e in entries if e not in slice_1] + pending))
+    code, out, err = run_cli(
+        f"--logs_file={export}", "--jobset_name=qwen-pretrain", "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["root_cause"]["scenario_slug"] == "tpu-unschedulable"
+    assert report["root_cause"]["message"].startswith("FailedScheduling: " + UNSCHEDULABLE[:40])
+    assert report["lead_host"]["slice"] == "1"

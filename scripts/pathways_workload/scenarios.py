@@ -32,6 +32,11 @@ from pathways_workload.terms import CLIENT, WORKER
 KUEUE_STOP = "kubernetes-sigs/kueue@df7e05b pkg/controller/jobframework/reconciler.go (stopJob)"
 # The kubelet's eviction message: nodeLowMessageFmt, then thresholdMetMessageFmt and
 # containerMessageFmt in newer kubelets; the prefix is in every version.
+SCHEDULER_FIT = (
+    "kubernetes/kubernetes pkg/scheduler/framework/plugins/noderesources/fit.go ('Insufficient "
+    "%v') and nodeaffinity/node_affinity.go (ErrReasonPod: \"node(s) didn't match Pod's node "
+    'affinity/selector")'
+)
 KUBELET_STORAGE_LIMIT = (
     "kubernetes/kubernetes@de663b9 pkg/kubelet/eviction/helpers.go "
     "(containerEphemeralStorageMessageFmt, podEphemeralStorageMessageFmt, emptyDirMessageFmt)"
@@ -635,6 +640,33 @@ _CLASSES = (
             "Pod ephemeral local storage usage exceeds the total limit",
             "Usage of EmptyDir volume",
         ),
+    ),
+    Scenario(
+        29,
+        "tpu-unschedulable",
+        "The TPU pods cannot be scheduled",
+        "the scheduler found no node with free TPU chips for the pod (`Insufficient "
+        "google.com/tpu`: the TPU node pool is full, still being created, or held by another "
+        "workload) or none whose labels match the pod's TPU node selector (accelerator type "
+        "and topology); the pod stays Pending, and everything that waits for that host (the "
+        "RM, the client's first computation) waits with it",
+        "compare the pod's nodeSelector (cloud.google.com/gke-tpu-accelerator, "
+        "cloud.google.com/gke-tpu-topology) and google.com/tpu request with the TPU node "
+        "pools (gcloud container node-pools list); if they match, the pool lacks free hosts: "
+        "check its size and autoscaling limit, the project's TPU quota or reservation, and "
+        "whether an earlier JobSet still holds the nodes (delete finished JobSets); with "
+        "queued provisioning the wait is expected until capacity is granted",
+        (
+            _event(
+                "FailedScheduling",
+                "0/6 nodes are available: 2 Insufficient google.com/tpu, 4 node(s) didn't match "
+                "Pod's node affinity/selector. preemption: 0/6 nodes are available: 2 No "
+                "preemption victims found for incoming pod, 4 Preemption is not helpful for "
+                "scheduling.",
+                SCHEDULER_FIT,
+            ),
+        ),
+        substrings=("Insufficient google.com/tpu", "didn't match Pod's node affinity"),
     ),
 )
 SCENARIOS = _CLASSICS + _CLASSES
