@@ -459,9 +459,11 @@ NODE_LOW = (
 EVICTED_NODE = "gke-pw-cluster-tpu-np-2-a9155027-kgpx"  # worker 1/0's node in healthy-run
 
 
-def _evicted_run(tmp_path: Path, *added: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """Triage of the healthy run with worker 1/0 evicted by its kubelet, plus `added`
-    entries; and that worker's pod."""
+def _evicted_run(
+    tmp_path: Path, *added: dict[str, Any], message: str = NODE_LOW
+) -> tuple[dict[str, Any], str]:
+    """Triage of the healthy run with worker 1/0 evicted by its kubelet (`message`), plus
+    `added` entries; and that worker's pod."""
     entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
     started = next(
         e
@@ -470,7 +472,7 @@ def _evicted_run(tmp_path: Path, *added: dict[str, Any]) -> tuple[dict[str, Any]
         and e["resource"]["labels"].get("pod_name", "").startswith("qwen-pretrain-worker-1-0-")
     )
     evicted = json.loads(json.dumps(started))
-    evicted["jsonPayload"].update(reason="Evicted", type="Warning", message=NODE_LOW)
+    evicted["jsonPayload"].update(reason="Evicted", type="Warning", message=message)
     evicted["jsonPayload"]["involvedObject"].pop("fieldPath", None)
     evicted.update(insertId="added-evicted", severity="WARNING", timestamp="2026-11-26T10:59:50Z")
     export = tmp_path / "evicted.json"
@@ -603,24 +605,7 @@ def test_a_pod_evicted_for_its_own_storage_limit_is_the_known_failure(
 ) -> None:
     """The kubelet evicted worker 1/0 because it wrote more local disk than its limit: triage
     names the storage-limit eviction (not node pressure) and that worker as the lead host."""
-    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
-    started = next(
-        e
-        for e in entries
-        if e.get("jsonPayload", {}).get("reason") == "Started"
-        and e["resource"]["labels"].get("pod_name", "").startswith("qwen-pretrain-worker-1-0-")
-    )
-    evicted = json.loads(json.dumps(started))
-    evicted["jsonPayload"].update(reason="Evicted", type="Warning", message=message)
-    evicted["jsonPayload"]["involvedObject"].pop("fieldPath", None)
-    evicted.update(insertId="added-evicted", severity="WARNING", timestamp="2026-11-26T10:59:50Z")
-    export = tmp_path / "evicted.json"
-    export.write_text(json.dumps([*entries, evicted]))
-    code, out, err = run_cli(
-        f"--logs_file={export}", "--jobset_name=qwen-pretrain", "--action=triage", "--format=json"
-    )
-    assert code == 0, err
-    report = json.loads(out)
+    report, _ = _evicted_run(tmp_path, message=message)
     assert report["root_cause"]["scenario_slug"] == "storage-limit-eviction"
     assert message.strip() in report["root_cause"]["message"]
     lead = report["lead_host"]
