@@ -83,3 +83,27 @@ def test_a_real_routine_line_is_no_evidence(example: Example) -> None:
     assert symptom_of(entry) is None
     matched = scenarios.match(entry)
     assert matched is None or matched.slug == "elastic-recovery", matched
+
+
+# XLA's error pages (openxla/xla@11903d4 docs/errors/error_0101.md and error_1000.md;
+# tensorflow/tensorflow@3457ee4 third_party/xla/docs/errors/error_1000.md) show how TPU HBM
+# runs out besides the compile-time `memory space hbm` and the buffer allocation: a program
+# too big to load, the compiler's early abort, and the TensorCore and SparseCore breakdown.
+HBM_LINES = (
+    "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_train_step': "
+    "Attempting to reserve 29.49G at the bottom of memory. That was not possible. There are "
+    "147.64M free, 0B reserved, and 147.64M reservable.",
+    "RESOURCE_EXHAUSTED: Compilation failure: Aborting compilation early because it's unlikely "
+    "to have enough memory. Requires 3.84T, has 90.96G available.",
+    "RESOURCE_EXHAUSTED: TPU TensorCore Hbm usage: 34.82G, SparseCore Hbm usage 174.10G, "
+    "exceeding available bytes: 95.74G",
+)
+
+
+@pytest.mark.parametrize("line", HBM_LINES, ids=[line[:60] for line in HBM_LINES])
+def test_every_hbm_exhaustion_wording_of_xlas_error_pages_is_hbm_exhausted(line: str) -> None:
+    entry = entry_of(Example(line, "XLA error pages", terms.CLIENT))
+    matched = scenarios.match(entry)
+    assert matched is not None and matched.slug == "hbm-exhausted", matched
+    item = classify(entry)
+    assert item is not None and item.decisive

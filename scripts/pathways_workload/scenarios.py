@@ -113,6 +113,26 @@ COMPILE_SERVICE_LINE = (
     "gke-pw-cluster-cpu-np-5f3a9c1e-h7kq/events#srcs=borg%2Bcoroner since 10.99987274s ago; "
     "this usually means that the peer has unexpectedly gone away"
 )
+# XLA's error pages give each TPU HBM exhaustion's wording: a program that does not fit when
+# it is loaded (0101) and the compiler's early abort and SparseCore breakdown (1000).
+XLA_ERRORS = "openxla/xla@11903d4 docs/errors/"
+XLA_ERRORS_MIRROR = "tensorflow/tensorflow@3457ee4 third_party/xla/docs/errors/"
+HBM_PROGRAM_LINE = (
+    "XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_embedding_pipeline_step_fn'"
+    ": Attempting to reserve 29.49G at the bottom of memory. That was not possible. There are "
+    "147.64M free, 0B reserved, and 147.64M reservable. Scope: unknown..: while running "
+    "replica 0 and partition 34 of a replicated computation (other replicas may have failed "
+    "as well)."
+)
+HBM_EARLY_ABORT_LINE = (
+    "RESOURCE_EXHAUSTED: Compilation failure: Aborting compilation early because it's unlikely "
+    "to have enough memory. Requires 3.84T, has 90.96G available. If more detailed logging is "
+    "desired, set --xla_tpu_impure_oom_fast_exit_threshold=-1"
+)
+HBM_SPARSECORE_LINE = (
+    "RESOURCE_EXHAUSTED: TPU TensorCore Hbm usage: 34.82G, SparseCore Hbm usage 174.10G, "
+    "exceeding available bytes: 95.74G"
+)
 
 _CLASSICS = (
     Scenario(
@@ -517,8 +537,20 @@ _CLASSES = (
         "compiled or when buffers are allocated; this is not host RAM",
         "lower the memory per device: a smaller batch or sequence, more sharding, "
         "rematerialization, or a larger slice; more container memory does not help",
-        (_example("XlaRuntimeError"), _example("RESOURCE_EXHAUSTED")),
-        substrings=("memory space hbm", "Error allocating device buffer"),
+        (
+            _example("XlaRuntimeError"),
+            _example("RESOURCE_EXHAUSTED"),
+            _ex(HBM_PROGRAM_LINE, XLA_ERRORS + "error_0101.md", CLIENT),
+            _ex(HBM_EARLY_ABORT_LINE, XLA_ERRORS + "error_1000.md", CLIENT),
+            _ex(HBM_SPARSECORE_LINE, XLA_ERRORS_MIRROR + "error_1000.md", CLIENT),
+        ),
+        substrings=(
+            "memory space hbm",
+            "Error allocating device buffer",
+            "at the bottom of memory",
+            "unlikely to have enough memory",
+            "TensorCore Hbm usage",
+        ),
     ),
     Scenario(
         23,
