@@ -11,7 +11,7 @@ import pytest
 from pathways_workload import examples, scenarios
 from pathways_workload.examples import Example
 from pathways_workload.triage import rules
-from pathways_workload.triage.evidence import classify
+from pathways_workload.triage.evidence import classify, symptom_of
 from tests.example_entries import entry_of
 from tests.helpers import audit_event, container_entry, run_cli
 
@@ -340,3 +340,35 @@ def test_the_clients_elastic_event_follows_a_host_error_its_clock_puts_after_it(
     host_error = audit_event("compute.instances.hostError", WORKER_NODE, "2026-10-22T11:30:02Z")
     assert root(elastic, host_error) is host_error
     assert root(elastic) is elastic
+
+
+# kubernetes-sigs/jobset@08dfbdf pkg/constants/constants.go: every failure policy action's
+# Warning event, and the Restarting condition's (reason DefaultFailurePolicy or
+# FailurePolicy_<rule>, pkg/controllers/failure_policy.go), says the JobSet reacted to a job
+# that failed: the reason is in that job's pods.
+FAILURE_POLICY_EVENTS = (
+    ("RestartJobSetFailurePolicyAction", "applying RestartJobSet failure policy action"),
+    ("RestartJobFailurePolicyAction", "applying RestartJob failure policy action"),
+    (
+        "RestartJobSetAndIgnoreMaxRestartsFailurePolicyAction",
+        "applying RestartJobSetAndIgnoreMaxRestarts failure policy action",
+    ),
+    (
+        "RestartJobAndIgnoreMaxRestartsFailurePolicyAction",
+        "applying RestartJobAndIgnoreMaxRestarts failure policy action",
+    ),
+    ("DefaultFailurePolicy", "applying RestartJobSet failure policy action"),
+    ("FailurePolicy_restart-on-host-error", "applying RestartJob failure policy action"),
+)
+
+
+@pytest.mark.parametrize(("reason", "text"), FAILURE_POLICY_EVENTS, ids=lambda v: v[:40])
+def test_every_jobset_failure_policy_event_is_a_symptom_pointing_at_the_failed_job(
+    reason: str, text: str
+) -> None:
+    line = f"{text} (first failed job: llama-train-worker-1)"
+    entry = entry_of(Example(line, "jobset", examples.JOBSET_EVENT, "WARNING", reason=reason))
+    item = classify(entry)
+    assert item is not None and item.symptom and not item.decisive
+    rule = symptom_of(entry)
+    assert rule is not None and "first failed job" in rule.look.logs

@@ -209,6 +209,14 @@ def _event(reason: str, line: str, source: str, kind: str = POD_EVENT) -> Exampl
     return Example(line, source, kind, "WARNING", reason=reason)
 
 
+# The Restarting condition's event (RestartingJobSetReasonFailurePolicyFormat and
+# RestartingJobSetReasonDefaultFailurePolicy, emitted by setCondition).
+JOBSET_RESTARTING = (
+    JOBSET_CONSTANTS
+    + " + pkg/controllers/failure_policy.go and jobset_controller.go (setCondition)"
+)
+
+
 def _jobset_event(reason: str, message_text: str) -> Symptom:
     example = _event(reason, message_text, JOBSET_CONSTANTS + " + failure_policy.go", JOBSET_EVENT)
     return Symptom(reason, JOBSET_LOGS, (example,), event=True)
@@ -414,6 +422,42 @@ SYMPTOMS: tuple[Symptom, ...] = (
     _jobset_event(
         "FailJobSetFailurePolicyAction",
         "applying FailJobSet failure policy action (first failed job: llama-train-worker-1)",
+    ),
+    _jobset_event(
+        "RestartJobFailurePolicyAction",
+        "applying RestartJob failure policy action (first failed job: llama-train-worker-1)",
+    ),
+    _jobset_event(
+        "RestartJobSetAndIgnoreMaxRestartsFailurePolicyAction",
+        "applying RestartJobSetAndIgnoreMaxRestarts failure policy action (first failed job: "
+        "llama-train-worker-1)",
+    ),
+    _jobset_event(
+        "RestartJobAndIgnoreMaxRestartsFailurePolicyAction",
+        "applying RestartJobAndIgnoreMaxRestarts failure policy action (first failed job: "
+        "llama-train-worker-1)",
+    ),
+    Symptom(
+        # The Warning event of the JobSet's Restarting condition: its reason is the failure
+        # policy rule's name (FailurePolicy_<rule>, or DefaultFailurePolicy), its message the
+        # action's.
+        "failure policy action (first failed job:",
+        JOBSET_LOGS,
+        tuple(
+            _event(reason, message_text, JOBSET_RESTARTING, JOBSET_EVENT)
+            for reason, message_text in (
+                (
+                    "DefaultFailurePolicy",
+                    "applying RestartJobSet failure policy action (first failed job: "
+                    "llama-train-worker-1)",
+                ),
+                (
+                    "FailurePolicy_restart-on-host-error",
+                    "applying RestartJob failure policy action (first failed job: "
+                    "llama-train-worker-1)",
+                ),
+            )
+        ),
     ),
     _jobset_event("FailedJobs", "jobset failed due to one or more job failures"),
     _jobset_event(
