@@ -53,6 +53,12 @@ PLACEMENT = (
 SHARED_SERVICE_README = (
     PATHWAYS_UTILS + "pathwaysutils/experimental/shared_pathways_service/README.md"
 )
+# The workers' start-up lines were shown by that README on its `sps` branch, not on main.
+SHARED_SERVICE_WORKER_LOGS = (
+    "AI-Hypercomputer/pathways-utils@43fa093 (branch sps) "
+    "pathwaysutils/experimental/shared_pathways_service/README.md "
+    "(kubectl logs of the pathways-worker containers)"
+)
 BUILD_LABEL = (
     "the `Build label:` line libtpu logs at start-up; the Pathways binaries' label is not public"
 )
@@ -501,7 +507,7 @@ STARTUP_CATALOGUE = (
     term(
         "MegaScale transport init",
         "MegaScale transport init succeeded.",
-        SHARED_SERVICE_README,
+        SHARED_SERVICE_WORKER_LOGS,
         WORKER,
         "INFO",
     ),
@@ -782,14 +788,14 @@ WORKER_CATALOGUE = (
     term(
         "Pathways Server serving",
         "Pathways Server serving on [::]:29005",
-        SHARED_SERVICE_README,
+        SHARED_SERVICE_WORKER_LOGS,
         WORKER,
         "INFO",
     ),
     term(
         "MegaScale transport",
         "MegaScale transport initialized.",
-        SHARED_SERVICE_README,
+        SHARED_SERVICE_WORKER_LOGS,
         WORKER,
         "INFO",
     ),
