@@ -221,11 +221,10 @@ CRASH_CATALOGUE = (
     ),
     term(
         "PERMISSION_DENIED",
-        "status = StatusCode.PERMISSION_DENIED",
-        "the layout of grpc's Python _InactiveRpcError (CreditTone/mitmproxy-java issue #2 shows "
-        "it with UNAVAILABLE); the PERMISSION_DENIED instance is not public",
+        "\tstatus = StatusCode.PERMISSION_DENIED",
+        "google/fuzzbench issue #1286 (grpc's Python _InactiveRpcError from a Cloud Logging "
+        "client; also googleapis/python-api-core issue #342)",
         CLIENT,
-        guessed=True,
     ),
     term(
         "Permission denied",
@@ -381,10 +380,10 @@ CRASH_CATALOGUE = (
     term(
         "IndivisibleError",
         "jax._src.sharding.IndivisibleError: One of pjit arguments with pytree key path "
-        "params['embed'] was given the sharding of NamedSharding(mesh=Mesh('data': 8), "
+        "params['embed'] was given the sharding NamedSharding(mesh=Mesh('data': 8), "
         "spec=PartitionSpec('data',)) implies that array axis 0 is partitioned 8 times, but "
         "the dimension size is 12 (full shape: (12, 512), per-dimension tiling factors: (8, 1) "
-        "should evenly divide the shape)",
+        "should evenly divide the shape).",
         "jax-ml/jax@cec06d1 jax/_src/pjit.py:852 and jax/_src/sharding.py:72",
         CLIENT,
     ),
