@@ -107,3 +107,29 @@ def test_every_hbm_exhaustion_wording_of_xlas_error_pages_is_hbm_exhausted(line:
     assert matched is not None and matched.slug == "hbm-exhausted", matched
     item = classify(entry)
     assert item is not None and item.decisive
+
+
+# Cloud Storage's refusal, as public reports show it: ansible-collections/google.cloud issue
+# #575 (google-cloud-storage), spaceml-org/STARCOP issue #6 (gcsfs), googleapis/google-cloud-
+# python issue #9065 (an older wording without the permission sentence).
+GCS_DENIED_LINES = (
+    "google.api_core.exceptions.Forbidden: 403 GET https://storage.googleapis.com/storage/v1/b/"
+    "gke-on-prem-release?projection=noAcl&prettyPrint=false: MYSERVICEACCOUNT@email does not "
+    "have storage.buckets.get access to the Google Cloud Storage bucket. Permission "
+    "'storage.buckets.get' denied on resource (or it may not exist).",
+    "does not have storage.objects.get access to the Google Cloud Storage object. Permission "
+    "'storage.objects.get' denied on resource (or it may not exist).",
+    "google.api_core.exceptions.Forbidden: 403 GET https://www.googleapis.com/storage/v1/b/"
+    "my-bucket?projection=noAcl: my-service-acc@my-project.iam.gserviceaccount.com does not "
+    "have storage.buckets.get access to my-bucket.",
+)
+
+
+@pytest.mark.parametrize("line", GCS_DENIED_LINES, ids=[line[:60] for line in GCS_DENIED_LINES])
+def test_a_cloud_storage_refusal_is_a_known_failure_and_a_cause(line: str) -> None:
+    entry = entry_of(Example(line, "public reports", terms.CLIENT))
+    assert fetched_by("triage", entry)
+    matched = scenarios.match(entry)
+    assert matched is not None and matched.slug == "gcs-permission", matched
+    item = classify(entry)
+    assert item is not None and item.decisive

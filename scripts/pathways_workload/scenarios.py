@@ -133,6 +133,15 @@ HBM_SPARSECORE_LINE = (
     "RESOURCE_EXHAUSTED: TPU TensorCore Hbm usage: 34.82G, SparseCore Hbm usage 174.10G, "
     "exceeding available bytes: 95.74G"
 )
+# Cloud Storage refuses a request in these words whatever client made it (the Python client's
+# exception here; the crash catalogue has the second line of gcsfs's OSError).
+GCS_FORBIDDEN_LINE = (
+    "google.api_core.exceptions.Forbidden: 403 GET https://storage.googleapis.com/storage/v1/b/"
+    "llama-ckpt?projection=noAcl&prettyPrint=false: llama-train@my-project.iam.gserviceaccount"
+    ".com does not have storage.buckets.get access to the Google Cloud Storage bucket. "
+    "Permission 'storage.buckets.get' denied on resource (or it may not exist)."
+)
+GCS_FORBIDDEN_SOURCE = "ansible-collections/google.cloud issue #575 (google-cloud-storage)"
 
 _CLASSICS = (
     Scenario(
@@ -699,6 +708,23 @@ _CLASSES = (
             ),
         ),
         substrings=("Insufficient google.com/tpu", "didn't match Pod's node affinity"),
+    ),
+    Scenario(
+        30,
+        "gcs-permission",
+        "The workload may not read or write its Cloud Storage bucket",
+        "the identity the pods run as (the Kubernetes service account through Workload "
+        "Identity Federation, or the node pool's service account) lacks the Cloud Storage "
+        "permission the message names on a bucket the run reads or writes: its checkpoints, "
+        "its data, or the Pathways servers' --gcs_scratch_location",
+        "grant the principal the message names a role holding the missing permission on that "
+        "bucket (roles/storage.objectUser reads and writes objects), check that the pods run "
+        "as that principal, and restart",
+        (
+            _ex(GCS_FORBIDDEN_LINE, GCS_FORBIDDEN_SOURCE, CLIENT),
+            _example("does not have storage."),
+        ),
+        substrings=("does not have storage.", "Permission 'storage."),
     ),
 )
 SCENARIOS = _CLASSICS + _CLASSES

@@ -235,6 +235,15 @@ CRASH_CATALOGUE = (
         CLIENT,
     ),
     term(
+        "does not have storage.",
+        "llama-train@my-project.iam.gserviceaccount.com does not have storage.objects.get access "
+        "to the Google Cloud Storage object. Permission 'storage.objects.get' denied on resource "
+        "(or it may not exist).",
+        "spaceml-org/STARCOP issue #6 (Cloud Storage's refusal, the second line of gcsfs's "
+        "OSError)",
+        CLIENT,
+    ),
+    term(
         "ABORTED:",
         'XlaRuntimeError: ABORTED: Permanent error, with a last message "" of The metadata for '
         "object was edited during the operation. Please try again",
