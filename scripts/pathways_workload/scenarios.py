@@ -723,6 +723,7 @@ _CLASSES = (
         (
             _ex(GCS_FORBIDDEN_LINE, GCS_FORBIDDEN_SOURCE, CLIENT),
             _example("does not have storage."),
+            next(t.example for t in terms.SCHEDULING_FAILURE_CATALOGUE if t.text == "FailedMount"),
         ),
         substrings=("does not have storage.", "Permission 'storage."),
     ),

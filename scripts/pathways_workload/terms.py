@@ -1087,12 +1087,17 @@ SCHEDULING_FAILURE_CATALOGUE = (
     ),
     term(
         "FailedMount",
-        'MountVolume.SetUp failed for volume "gcs-fuse" : rpc error: code = Unavailable',
-        "kubernetes/kubernetes pkg/kubelet/events/event.go (FailedMountVolume); the message is "
-        "not from a public capture",
+        'MountVolume.SetUp failed for volume "gcs-volume" : rpc error: code = PermissionDenied '
+        "desc = gcsfuse failed with error: Error: mountWithStorageHandle: fs.NewServer: create "
+        "file system: SetUpBucket: BucketHandle: storageLayout call failed: GetStorageLayout for "
+        '"projects/_/buckets/llama-ckpt/storageLayout" failed with a non-retryable error: rpc '
+        "error: code = PermissionDenied desc = Caller does not have storage.objects.list access "
+        "to the Google Cloud Storage bucket. Permission 'storage.objects.list' denied on "
+        "resource (or it may not exist).",
+        "GoogleCloudPlatform/gcs-fuse-csi-driver pull request #1356 (an end-to-end test's "
+        "FailedMount event; kubernetes/kubernetes pkg/kubelet/events/event.go FailedMountVolume)",
         POD_EVENT,
         "WARNING",
-        guessed=True,
         reason="FailedMount",
     ),
     term(
