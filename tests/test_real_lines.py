@@ -20,6 +20,8 @@ DOWNSTREAM = {"sigterm", "proxy-connection-terminated", "lost-peer", "compilatio
 # The infrastructure records of scenario 4: an interruption or node pool operation sends the
 # SIGTERM, so it is a cause, not the downstream signal.
 INTERRUPTIONS = {examples.AUDIT, examples.NODE_EVENT, examples.NODEPOOL}
+# Pod events that send it too: the scheduler preempting the pod for one of higher priority.
+SENDER_EVENTS = {"Preempted"}
 # Event reasons that are downstream whatever the failure they belong to.
 DOWNSTREAM_EVENTS = {"FailedScheduling"}
 # A transfer stall is no crash: triage and the proxy and workers actions read it, not the sweep.
@@ -38,7 +40,8 @@ REAL_CRASH_LINES = [t.example for t in terms.CRASH_CATALOGUE if not t.example.gu
 
 def _role(scenario: scenarios.Scenario, example: Example) -> str:
     # What sends a SIGTERM causes it, unless a downstream rule claims it (NodeNotReady).
-    sender = example.container in INTERRUPTIONS and symptom_of(entry_of(example)) is None
+    sends = example.container in INTERRUPTIONS or example.reason in SENDER_EVENTS
+    sender = sends and symptom_of(entry_of(example)) is None
     if (scenario.slug in DOWNSTREAM and not sender) or example.reason in DOWNSTREAM_EVENTS:
         return "symptom"
     return "incidental" if scenario.incidental else "cause"

@@ -372,3 +372,24 @@ def test_every_jobset_failure_policy_event_is_a_symptom_pointing_at_the_failed_j
     assert item is not None and item.symptom and not item.decisive
     rule = symptom_of(entry)
     assert rule is not None and "first failed job" in rule.look.logs
+
+
+# kube-scheduler's preemption: a Normal `Preempted` event on the victim pod, "Preempted by pod
+# %v on node %v" (kubernetes/kubernetes pkg/scheduler/framework/preemption/preemption.go).
+def test_a_pod_the_scheduler_preempted_is_the_cause_of_its_sigterm() -> None:
+    preempted = entry_of(
+        Example(
+            f"Preempted by pod 4f0e2a8c-1b7d-4c55-9d0e-3a6b2c1d9e87 on node {WORKER_NODE}",
+            "kube-scheduler",
+            examples.POD_EVENT,
+            "INFO",
+            reason="Preempted",
+        )
+    )
+    sigterm = worker(
+        "*** SIGTERM received by PID 1 (TID 1) on cpu 80 from PID 0; stack trace: ***",
+        "2026-10-22T11:30:02Z",
+    )
+    item = classify(preempted)
+    assert item is not None and item.decisive and item.scenario is scenarios.TEARDOWN
+    assert root(preempted, sigterm) is preempted

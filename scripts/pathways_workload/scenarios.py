@@ -142,6 +142,8 @@ GCS_FORBIDDEN_LINE = (
     "Permission 'storage.buckets.get' denied on resource (or it may not exist)."
 )
 GCS_FORBIDDEN_SOURCE = "ansible-collections/google.cloud issue #575 (google-cloud-storage)"
+# kube-scheduler's reason for the pod it deletes to make room for one of higher priority.
+SCHEDULER_PREEMPTED = "Preempted"
 
 _CLASSICS = (
     Scenario(
@@ -218,8 +220,9 @@ _CLASSICS = (
         4,
         "sigterm",
         "SIGTERM received by PID 1",
-        "Kubernetes stopped the containers: a preemption, host maintenance or error, a node "
-        "repair, or a JobSet restart after another container failed",
+        "Kubernetes stopped the containers: a preemption (of the VM, or of the pod by the "
+        "scheduler for a pod of higher priority), host maintenance or error, a node repair, "
+        "or a JobSet restart after another container failed",
         "find what sent it: infrastructure interruptions and pod events, or the earlier "
         "failure that made the JobSet restart",
         (
@@ -227,9 +230,17 @@ _CLASSICS = (
             *(t.example for t in terms.INTERRUPTION_METHOD_CATALOGUE),
             *(t.example for t in terms.NODEPOOL_METHOD_CATALOGUE),
             *(t.example for t in terms.NODE_INTERRUPTION_REASON_CATALOGUE),
+            _event(
+                SCHEDULER_PREEMPTED,
+                "Preempted by pod 4f0e2a8c-1b7d-4c55-9d0e-3a6b2c1d9e87 on node "
+                "gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2",
+                "kubernetes/kubernetes pkg/scheduler/framework/preemption/preemption.go "
+                "(Preempted by pod %v on node %v, a Normal event on the victim pod)",
+                "INFO",
+            ),
         ),
         substrings=("SIGTERM",),
-        reasons=terms.NODE_INTERRUPTION_REASONS,
+        reasons=(*terms.NODE_INTERRUPTION_REASONS, SCHEDULER_PREEMPTED),
         methods=terms.INTERRUPTION_METHODS + terms.NODEPOOL_METHODS,
         teardown=True,
     ),
