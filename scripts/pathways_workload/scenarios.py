@@ -264,7 +264,7 @@ _CLASSICS = (
         "find why the proxy stopped (its own log, node OOMs); restart the workload",
         (
             _ex(
-                "Internal error from proxy server during Array::IsDeleted: UNAVAILABLE:"
+                "Internal error from proxy server during Array::IsDeleted(): UNAVAILABLE:"
                 "Connection to IFRT proxy server was terminated: FAILED_PRECONDITION: "
                 "GrpcClientSession: writes no longer allowed.",
                 TROUBLESHOOTING_DOC,

@@ -222,8 +222,8 @@ CRASH_CATALOGUE = (
     term(
         "PERMISSION_DENIED",
         "\tstatus = StatusCode.PERMISSION_DENIED",
-        "google/fuzzbench issue #1286 (grpc's Python _InactiveRpcError from a Cloud Logging "
-        "client; also googleapis/python-api-core issue #342)",
+        TROUBLESHOOTING_DOC + " (the Cloud Logging client's _InactiveRpcError; also "
+        "google/fuzzbench issue #1286)",
         CLIENT,
     ),
     term(
