@@ -309,6 +309,33 @@ def test_hosts_are_ordered_by_instant_whatever_the_spelling(tmp_path: Path) -> N
     assert firsts == sorted(firsts)
 
 
+def _first_errors(page: str) -> dict[tuple[str, str], str]:
+    """(slice, host) -> the time in its row's "first error" column."""
+    found = {}
+    for row in _hosts_rows(page):
+        cells = [
+            html.unescape(re.sub(r"<[^>]+>", "", cell))
+            for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        ]
+        found[(cells[0], cells[1])] = cells[2]
+    return found
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if expected(n)["failing_hosts"]])
+def test_a_failing_host_shows_the_first_error_the_json_report_gives(
+    name: str, tmp_path: Path
+) -> None:
+    """The root cause's host shows the root cause, not the kernel's `invoked oom-killer`
+    line a few milliseconds before it, nor (in a hang) an older line of a component of the
+    quiet host that went quiet later: the text and JSON reports name the same time."""
+    args = (*target_args(name, True), "--action=triage", "--format=json")
+    hosts = json.loads(run_cli(*args)[1])["failing_hosts"]
+    path, _ = write_report(tmp_path, name)
+    shown = _first_errors(path.read_text(encoding="utf-8"))
+    for host in hosts:
+        assert shown[(host["slice"], host["host"])] == host["first_error_time"], host["pod"]
+
+
 def test_a_traceback_failure_shows_its_exception(tmp_path: Path) -> None:
     path, _ = write_report(tmp_path, "jax-version-mismatch")
     page = path.read_text(encoding="utf-8")

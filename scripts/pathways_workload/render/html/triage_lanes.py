@@ -120,9 +120,13 @@ def _names(lane: dict[str, Any]) -> tuple[str, str]:
 
 
 def first_error(lane: dict[str, Any]) -> dict[str, Any]:
-    """A host's first error: the root cause, its first error line, or a node-level event."""
+    """A host's first error, as the report's failing hosts give it: the root cause on its
+    host, else its first error of its own, else its first symptom (a line marked downstream
+    just before the host's own error, the kernel's `invoked oom-killer`, is not it)."""
     events = [e for e in lane.get("events", []) if e.get("kind") in FAILED_KINDS]
-    return min(events, key=lambda e: instant(e.get("timestamp"))) if events else {}
+    roots = [e for e in events if e["kind"] == "root_cause"]
+    chosen = roots or [e for e in events if not e.get("downstream")] or events
+    return min(chosen, key=lambda e: instant(e.get("timestamp"))) if chosen else {}
 
 
 def _telling_pod(lane: dict[str, Any]) -> str:
