@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pathways_workload.triage.timeline import FAILED_KINDS
 from tests.corpus.large import export
 from tests.helpers import run_cli
 from tests.test_incidents import INCIDENTS, NAMES, expected, target_args, triage
@@ -154,6 +155,20 @@ def test_a_silent_host_is_the_quiet_lane_and_the_root_cause() -> None:
     lane = _lanes(report, "host")[host]
     assert lane["last_line"] == planted["last_line_time"]
     assert lane["due_at"] > lane["last_line"]
+
+
+def test_a_hang_marks_no_older_line_of_the_quiet_host_as_its_first_error() -> None:
+    """The quiet host's sidecar logged its last (periodic, INFO) line 95 s before the
+    worker's last line: it went quiet with the worker and is drawn as its last line; the
+    hang point is the lane's only failure, as the report's failing hosts say."""
+    planted = expected("silent-hang")["hang"]["quiet_first"]
+    report = triage("silent-hang", by_issue_time=True)
+    lane = _lanes(report, "host")[_host_of_pod("silent-hang")[planted["pod"]]]
+    failed = [e for e in lane["events"] if e["kind"] in FAILED_KINDS]
+    assert [(e["kind"], e["timestamp"]) for e in failed] == [
+        ("root_cause", planted["last_line_time"])
+    ]
+    assert any(e["kind"] == "last_line" and "sidecar" in e["where"] for e in lane["events"])
 
 
 def test_a_node_oom_lands_on_the_lane_of_the_host_it_killed() -> None:

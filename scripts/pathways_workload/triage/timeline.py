@@ -155,10 +155,14 @@ def _add_evidence(
     pods: Sequence[HostPod],
 ) -> None:
     """Every failure's evidence on its lane (node-level evidence on the lane of the host that
-    ran there, if any); a lane's first error per failure marked."""
+    ran there, if any); a lane's first error per failure marked. A hang's evidence is the
+    last lines of what went quiet, in the order it went quiet: a host's first is the one
+    that went quiet first (an older line of a component that logs seldom went quiet later),
+    and its others are drawn as last lines, not errors."""
     for failure in failures:
         started: set[LaneKey] = set()
-        for item in sorted(failure.evidence, key=Evidence.order):
+        ordered = failure.evidence if failure.hang else sorted(failure.evidence, key=Evidence.order)
+        for item in ordered:
             key = lane_of(item.entry, item.source)
             if item.source in NODE_SOURCES:
                 key = host_on_node(pods, item.node, item.time_ns) or key
@@ -167,7 +171,10 @@ def _add_evidence(
             first = eligible and key not in started
             if first or item is root:
                 started.add(key)
-            event = _event(item.entry, _kind(item, root, first), failure.attempt)
+            kind = _kind(item, root, first)
+            if failure.hang and kind == "error":
+                kind = "last_line"
+            event = _event(item.entry, kind, failure.attempt)
             event["downstream"] = item.symptom
             if item is root and failure.due_ns is not None:
                 event["due_at"] = format_timestamp_ns(failure.due_ns)
