@@ -15,7 +15,7 @@ import pytest
 from pathways_workload.render.html.escape import script_json
 from pathways_workload.render.html.triage import triage_page
 from tests.corpus.large import export
-from tests.helpers import container_entry, run_cli
+from tests.helpers import container_entry, node_event, run_cli
 from tests.html_report import (
     HOSTILE,
     LONG_TAIL,
@@ -463,3 +463,31 @@ def test_one_entry_is_one_log_entry(tmp_path: Path) -> None:
     assert code == 0, err
     parsed = structure(out.read_text(encoding="utf-8"))
     assert "1 log entry" in parsed.text and "1 log entries" not in "".join(parsed.text)
+
+
+def test_node_lines_of_the_workload_are_marked_as_the_text_output_marks_them(
+    tmp_path: Path,
+) -> None:
+    """node-ooms reads the whole cluster's node OOM events: an OOM kill on a node the
+    workload never ran on is not marked `[workload node]`, one on its nodes is, in the
+    table and on the timeline as in the text output."""
+    entries = json.loads((INCIDENTS / "host-oom-worker.json").read_text())
+    other = "gke-pw-cluster-default-pool-0000-aaaa"
+    killed = "Memory cgroup out of memory: Killed process 4242 (other-app)"
+    entries.append(node_event("OOMKilling", killed, other, "2026-11-17T13:26:00Z"))
+    logs = tmp_path / "other-node.json"
+    logs.write_text(json.dumps(entries))
+    args = [a for a in target_args("host-oom-worker") if not a.startswith("--logs_file")]
+    args += [f"--logs_file={logs}", "--action=node-ooms"]
+    text_lines = run_cli(*args)[1].splitlines()
+    out = tmp_path / "node-ooms.html"
+    code, _, err = run_cli(*args, "--format=html", f"--output={out}")
+    assert code == 0, err
+    page = out.read_text(encoding="utf-8")
+    rows = re.findall(r"<tr>(.*?)</tr>", page[page.index('id="lines-table"') :], re.S)[1:]
+    assert len(rows) == len(text_lines) == 5
+    for row, line in zip(rows, text_lines):
+        assert ("[workload node]" in row) == ("[workload node]" in line), line
+        assert (other in row) == (other in line)
+    titles = re.findall(r"<title>(.*?)</title>", page, re.S)
+    assert sum("[workload node]" in title for title in titles) == 4

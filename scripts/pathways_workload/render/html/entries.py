@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pathways_workload.describe import message, severity, where
-from pathways_workload.render.entries import entry_line
+from pathways_workload.describe import message, node_of, severity, where
+from pathways_workload.render.entries import NODE_MARK, entry_line
 from pathways_workload.render.html.escape import text
 from pathways_workload.render.html.lanes import Group, Lane, Mark, Timeline, timeline_html
 from pathways_workload.render.html.page import document, section
@@ -41,13 +41,20 @@ def _natural(name: str) -> list[object]:
     return [int(part) if part.isdigit() else part for part in _NUMBER_RE.split(name)]
 
 
+def _node_mark(entry: Entry, marked: frozenset[str]) -> str:
+    """`[workload node]` after where a line about one of the workload's nodes came from, as
+    the text output writes it (node-ooms reads every node of the cluster)."""
+    return NODE_MARK if node_of(entry) in marked else ""
+
+
 def _timeline(report: EntryReport, entries: Sequence[Entry]) -> Timeline:
     start, end = report.window.start_ns, max(report.window.end_ns, report.window.start_ns + 1)
     lanes: dict[str, list[Mark]] = {}
     for entry in entries:
         kind = SEVERITY_CLASSES.get(severity(entry), "k-sev-info")
-        mark = Mark(entry_time_ns(entry) - start, "error", kind, entry_line(entry))
-        lanes.setdefault(where(entry), []).append(mark)
+        mark = _node_mark(entry, report.marked_nodes)
+        line = Mark(entry_time_ns(entry) - start, "error", kind, entry_line(entry, mark))
+        lanes.setdefault(where(entry) + mark, []).append(line)
     rows = [
         Lane(name, _short(name), name, marks, "entry")
         for name, marks in sorted(lanes.items(), key=lambda pair: _natural(pair[0]))
@@ -61,12 +68,12 @@ def _short(place: str) -> str:
     return "/".join(parts[1:]) if len(parts) == 3 else place
 
 
-def _table(entries: Sequence[Entry], ident: str = "") -> str:
+def _table(entries: Sequence[Entry], marked: frozenset[str], ident: str = "") -> str:
     rows = [
         [
             time_cell(entry.get("timestamp")),
             cell(severity(entry)),
-            cell(where(entry)),
+            cell(where(entry) + _node_mark(entry, marked)),
             cell(message(entry), kind="msg pre"),
         ]
         for entry in entries
@@ -74,14 +81,14 @@ def _table(entries: Sequence[Entry], ident: str = "") -> str:
     return table(HEADERS, rows, sortable=True, ident=ident)
 
 
-def _lines(stream: Stream) -> str:
+def _lines(stream: Stream, marked: frozenset[str]) -> str:
     """The lines as one table; with `--first_per_pod`, a table per group under a heading
     saying how many of its matching lines it shows, as the text output does."""
     if stream.groups is None:
-        return _table(stream.entries, ident="lines-table")
+        return _table(stream.entries, marked, ident="lines-table")
     return "".join(
         f"<h3>{text(f'{group.where}: {len(group.entries)} of {group.total} matching lines')}"
-        f"</h3>{_table(group.entries)}"
+        f"</h3>{_table(group.entries, marked)}"
         for group in stream.groups
     )
 
@@ -105,6 +112,6 @@ def entries_page(report: EntryReport) -> str:
             if entries
             else ""
         )
-        + section("lines", "Lines", _lines(report.stream))
+        + section("lines", "Lines", _lines(report.stream, report.marked_nodes))
     )
     return document(_count(entries), body, {"span": report.span, "entries": len(entries)})
