@@ -491,3 +491,18 @@ def test_node_lines_of_the_workload_are_marked_as_the_text_output_marks_them(
         assert (other in row) == (other in line)
     titles = re.findall(r"<title>(.*?)</title>", page, re.S)
     assert sum("[workload node]" in title for title in titles) == 4
+
+
+@pytest.mark.parametrize("action", ["errors", "triage"])
+def test_the_page_says_the_export_lies_outside_the_window(action: str, tmp_path: Path) -> None:
+    """The window given misses the export: stderr says so, but the page only said no entry
+    matched and to run node-ooms and pod-events (OOM kills rarely reach container logs).
+    The page holds the run's notes and warnings too."""
+    args = [a for a in target_args("lost-connection-to-peer") if "_time=" not in a]
+    window = ("--start_time=2020-01-01T00:00:00Z", "--end_time=2020-01-01T01:00:00Z")
+    out = tmp_path / "outside.html"
+    code, _, err = run_cli(*args, *window, f"--action={action}", "--format=html", f"--output={out}")
+    assert code == 0, err
+    (note,) = [line for line in err.splitlines() if "outside the window" in line]
+    assert note.startswith("note: the export spans ")
+    assert note in structure(out.read_text(encoding="utf-8")).text

@@ -27,7 +27,12 @@ from pathways_workload.arguments import (
 )
 from pathways_workload.errors import CheckFailed, IncompleteReport, ToolError, UsageError
 from pathways_workload.output_file import check_destinations, destination
-from pathways_workload.output_stream import GuardedOutput, NotesOutput, standard_streams
+from pathways_workload.output_stream import (
+    GuardedOutput,
+    NoteRecorder,
+    NotesOutput,
+    standard_streams,
+)
 from pathways_workload.plan import Results
 from pathways_workload.query import Request
 from pathways_workload.registry import ACTIONS, Action
@@ -342,6 +347,8 @@ def _check_report_flags(args: argparse.Namespace, action: Action) -> None:
 
 def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> int:
     action = ACTIONS[args.action]
+    if args.format == "html":  # the page shows the run's notes too
+        err = cast(TextIO, NoteRecorder(err))
     tgt = target.from_flags(target_flags(args))
     if action.needs_workload:
         target.require_workload(tgt, action.name)

@@ -77,6 +77,31 @@ class NotesOutput(io.TextIOBase):
                 self._stream = None
 
 
+class NoteRecorder(io.TextIOBase):
+    """Wraps standard error: passes every write on, and keeps its notes and warnings (the
+    lines `note: ...` and `warning: ...`) for a report that shows them (the HTML page)."""
+
+    PREFIXES = ("note: ", "warning: ")
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self._stream = stream
+        self.notes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.notes += [line for line in text.splitlines() if line.startswith(self.PREFIXES)]
+        self._stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+
+def recorded_notes(err: TextIO) -> list[str]:
+    """The notes and warnings written so far to `err`, when it is a NoteRecorder."""
+    return list(err.notes) if isinstance(err, NoteRecorder) else []
+
+
 def in_utf8(stream: TextIO | None) -> TextIO | None:
     """A standard stream set to write UTF-8 (a C or Latin-1 locale would refuse non-ASCII)."""
     if isinstance(stream, io.TextIOWrapper) and stream.encoding.lower().replace("-", "") != "utf8":

@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from pathways_workload.errors import OutputError
 from pathways_workload.exact_json import json_line
 from pathways_workload.output_file import destination
+from pathways_workload.output_stream import recorded_notes
 from pathways_workload.render.entries import write_stream
 from pathways_workload.render.html import write_html
 from pathways_workload.reports import EntryReport, Report, TableReport, TriageReport
@@ -20,7 +21,7 @@ from pathways_workload.reports import EntryReport, Report, TableReport, TriageRe
 def _write_entries(report: EntryReport, out: TextIO, err: TextIO, fmt: str) -> None:
     stream = report.stream
     if fmt == "html":
-        write_html(report, out)
+        write_html(report, out, recorded_notes(err))
     else:
         write_stream(stream, out, fmt == "json", report.marked_nodes)
     for note in stream.notes:
@@ -71,7 +72,7 @@ def write_report(
     if isinstance(report, EntryReport):
         _write_entries(report, out, err, fmt)
     elif fmt == "html":
-        write_html(report, out)
+        write_html(report, out, recorded_notes(err))
     elif fmt == "json":
         out.write(json_line(report.data) + "\n")
     elif isinstance(report, TableReport):

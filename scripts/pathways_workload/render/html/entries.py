@@ -13,7 +13,7 @@ from pathways_workload.describe import message, node_of, severity, where
 from pathways_workload.render.entries import NODE_MARK, entry_line
 from pathways_workload.render.html.escape import text
 from pathways_workload.render.html.lanes import Group, Lane, Mark, Timeline, timeline_html
-from pathways_workload.render.html.page import document, section
+from pathways_workload.render.html.page import document, notes_html, section
 from pathways_workload.render.html.tables import cell, table, time_cell
 from pathways_workload.reports import EntryReport
 from pathways_workload.shaping import Stream
@@ -97,10 +97,11 @@ def _count(entries: Sequence[Entry]) -> str:
     return "1 log entry" if len(entries) == 1 else f"{len(entries)} log entries"
 
 
-def entries_page(report: EntryReport) -> str:
-    """The matched lines as one HTML document."""
+def entries_page(report: EntryReport, run_notes: Sequence[str] = ()) -> str:
+    """The matched lines as one HTML document; `run_notes` are the run's notes (see
+    `write_html`)."""
     entries = report.stream.entries
-    notes = "".join(f'<p class="warn">{text(note)}</p>' for note in report.stream.notes)
+    notes = notes_html([*run_notes, *report.stream.notes])
     if not entries:
         empty = f"No entries matched in {report.span}. {report.empty_hint}"
         notes += f'<p class="warn">{text(empty)}</p>'

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+from collections.abc import Sequence
 from importlib import resources
 
 from pathways_workload import __version__
@@ -46,6 +47,11 @@ def document(title: str, body: str, data: object) -> str:
         f'<script type="application/json" id="report-data">{script_json(data)}</script>\n'
         f"<script>{script}</script>\n</body></html>\n"
     )
+
+
+def notes_html(notes: Sequence[str]) -> str:
+    """The run's notes and warnings, as the page shows them under its heading."""
+    return "".join(f'<p class="warn">{text(note)}</p>' for note in notes)
 
 
 def section(ident: str, title: str, body: str) -> str:

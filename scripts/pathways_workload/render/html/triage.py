@@ -6,12 +6,13 @@ zooming, sorting and copying.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pathways_workload.render.entries import entry_line
 from pathways_workload.render.html.escape import text
 from pathways_workload.render.html.lanes import timeline_html
-from pathways_workload.render.html.page import document, section
+from pathways_workload.render.html.page import document, notes_html, section
 from pathways_workload.render.html.tables import (
     cell,
     code_block,
@@ -306,8 +307,9 @@ def _summary(report: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def triage_page(report: dict[str, Any]) -> str:
-    """The triage report as one HTML document."""
+def triage_page(report: dict[str, Any], notes: Sequence[str] = ()) -> str:
+    """The triage report as one HTML document; `notes` are the run's notes (see
+    `write_html`)."""
     workload = ", ".join(report.get("workload") or []) or "the workload"
     window = report.get("window") or {}
     span = (
@@ -315,7 +317,10 @@ def triage_page(report: dict[str, Any]) -> str:
         if "note" in window
         else f"Window {window.get('start')} .. {window.get('end')} (UTC)"
     )
-    header = f'<header><h1>Triage of {text(workload)}</h1><p class="meta">{text(span)}</p></header>'
+    header = (
+        f'<header><h1>Triage of {text(workload)}</h1><p class="meta">{text(span)}</p></header>'
+        + notes_html(notes)
+    )
     drawn = (
         f'<p class="warn">{text("No timeline. Window: " + window["note"])}</p>'
         if "note" in window
