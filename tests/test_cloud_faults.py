@@ -48,6 +48,7 @@ from tests.fake_logging import (
     service_account_key,
 )
 from tests.helpers import PROJECT, container_entry, run_cli
+from tests.html_report import structure
 from tests.test_incidents import INCIDENTS, target_args
 
 WINDOW = ("--start_time=2026-10-22T11:00:00Z", "--duration=1h")
@@ -1021,6 +1022,25 @@ def test_a_later_stage_failing_keeps_the_first_stages_answer(
     report = json.loads(out)
     assert report["root_cause"] == json.loads(clean)["root_cause"]
     assert report["checks"] == first_wave
+
+
+def test_a_later_stage_failing_says_so_on_the_page(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The HTML page of what the first wave found was written (exit 4) and read as a whole
+    report: only stderr said it was incomplete. The page says so too."""
+    incident = INCIDENTS / "two-failures.json"
+    page = tmp_path / "triage.html"
+    args = (*target_args("two-failures")[1:], "--action=triage", "--format=html")
+    with FakeLogging(json.loads(incident.read_text())) as server:
+        point_at(monkeypatch, server)
+        fast_source(monkeypatch, deadline=1.0)
+        server.fail(503, times=None, after=8)  # the first wave: one request per check
+        code, out, err = run_cli(*args, f"--output={page}", "--execute")
+    assert (code, out) == (4, "")
+    said = err.splitlines()[-1].removeprefix("error: ")
+    assert said.endswith("and is incomplete")
+    assert f"warning: {said}" in structure(page.read_text(encoding="utf-8")).text
 
 
 def test_preflight_does_not_call_a_log_kind_missing_when_its_probe_failed(

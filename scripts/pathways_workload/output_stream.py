@@ -97,6 +97,12 @@ class NoteRecorder(io.TextIOBase):
         self._stream.flush()
 
 
+def keep_note(err: TextIO, note: str) -> None:
+    """A note for the page alone, when `err` is a NoteRecorder (stderr says it otherwise)."""
+    if isinstance(err, NoteRecorder):
+        err.notes.append(note)
+
+
 def recorded_notes(err: TextIO) -> list[str]:
     """The notes and warnings written so far to `err`, when it is a NoteRecorder."""
     return list(err.notes) if isinstance(err, NoteRecorder) else []

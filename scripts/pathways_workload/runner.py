@@ -16,6 +16,7 @@ from pathways_workload.errors import (
 )
 from pathways_workload.filters import check_valid
 from pathways_workload.lql.parser import MAX_FILTER_LENGTH
+from pathways_workload.output_stream import keep_note
 from pathways_workload.plan import Chain, Results, Stage
 from pathways_workload.pod_names import (
     mixed_owner_notes,
@@ -242,6 +243,9 @@ def run_action(
     for note in (note for notes_of in notes for note in notes_of(workloads, entries)):
         output.err.write(note + "\n")
     report = action.present(*ran)
+    incomplete = f"{failed}; {INCOMPLETE}" if failed is not None else None
+    if incomplete:  # the error line says it on stderr, after the report
+        keep_note(output.err, f"warning: {incomplete}")
     write_report(
         report,
         output.out,
@@ -250,8 +254,8 @@ def run_action(
         verbose=output.verbose,
         commands_out=output.commands_out,
     )
-    if failed is not None:
-        raise IncompleteReport(f"{failed}; {INCOMPLETE}")
+    if incomplete:
+        raise IncompleteReport(incomplete)
     if isinstance(report, TableReport) and report.failed:
         raise CheckFailed(report.failed)
     return 0
