@@ -484,3 +484,27 @@ def test_an_error_at_the_instant_its_component_went_quiet_is_no_hang(tmp_path: P
     assert report["root_cause"]["message"] == "MemoryError"
     assert report["root_cause"]["source"] == "container"
     assert report["lead_host"]["pod"] == hung["pod"]
+
+
+def test_an_interruption_found_gets_its_own_fix_not_find_what_sent_it() -> None:
+    """When the root cause is the record of the interruption itself (a Spot preemption),
+    failure 4's fix told the reader to go and find what sent the SIGTERM, which the report
+    had just found; it names what to do about an interruption instead."""
+    code, out, err = run_cli(*target_args("preemption-sigterm"), "--action=triage", "--format=json")
+    assert code == 0, err
+    root = json.loads(out)["root_cause"]
+    assert root["scenario"] == expected("preemption-sigterm")["root_cause"]["scenario"]
+    assert "find what sent it" not in root["fix"]
+    assert "Spot" in root["fix"] and "checkpoint" in root["fix"]
+
+
+def test_a_sigterm_line_as_root_cause_still_says_find_what_sent_it(tmp_path: Path) -> None:
+    sigterm = worker("*** SIGTERM received by PID 1 (TID 1) on cpu 3 ***", "2026-10-22T11:30:01Z")
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([sigterm]))
+    code, out, err = run_cli(
+        f"--logs_file={path}", "--jobset_name=llama-train", "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    root = json.loads(out)["root_cause"]
+    assert root["scenario"] == 4 and "find what sent it" in root["fix"]

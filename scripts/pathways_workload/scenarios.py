@@ -64,7 +64,9 @@ class Scenario:
     head node; `wraps` marks lines that embed another scenario's signature, so
     they are tried first; `info_level` signatures are logged at INFO and still
     count as evidence there. `methods` are the audit methods (a Compute Engine
-    or GKE record of a node) that identify it.
+    or GKE record of a node) that identify it; `record_fix`, when given, is the fix
+    when the root cause is such a record or event itself rather than a line that carries
+    the signature.
     """
 
     number: int
@@ -83,6 +85,7 @@ class Scenario:
     head_service: bool = False
     wraps: bool = False
     info_level: bool = False
+    record_fix: str = ""
 
 
 def _example(term: str) -> Example:
@@ -243,6 +246,10 @@ _CLASSICS = (
         reasons=(*terms.NODE_INTERRUPTION_REASONS, SCHEDULER_PREEMPTED),
         methods=terms.INTERRUPTION_METHODS + terms.NODEPOOL_METHODS,
         teardown=True,
+        record_fix="the node was interrupted (the record above says how): for Spot "
+        "preemption use reserved or on-demand capacity, for host maintenance set a "
+        "maintenance window or exclusion, for a host error or a node repair rerun on the "
+        "replacement node; checkpoint often so that a restart loses little",
     ),
     Scenario(
         5,
@@ -761,6 +768,13 @@ def match(entry: Entry) -> Scenario | None:
         ):
             return scenario
     return None
+
+
+def fix_of(scenario: Scenario, entry: Entry) -> str:
+    """The scenario's fix for a root cause: its `record_fix` when the entry is one of the
+    records or events that identify it (an interruption found, not the signal it sent)."""
+    recorded = audit_method(entry) in scenario.methods or event_reason(entry) in scenario.reasons
+    return scenario.record_fix if scenario.record_fix and recorded else scenario.fix
 
 
 def peer_node(text: str) -> str | None:

@@ -147,7 +147,7 @@ def describe_failure(
         "scenario_slug": scenario.slug if scenario else None,
         "scenario_title": scenario.title if scenario else None,
         "cause": scenario.cause if scenario else None,
-        "fix": scenario.fix if scenario else None,
+        "fix": scenarios.fix_of(scenario, failure.cause.entry) if scenario else None,
         "downstream_only": look is not None,
         "reason_in": look.logs if look else None,
         "read_next": list(look.actions) if look else [],
