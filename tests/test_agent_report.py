@@ -385,3 +385,18 @@ def test_a_client_job_s_missing_pathways_servers_may_run_in_a_headless_jobset() 
     assert rows["client"]["lines_read"] and rows["client"]["gap"] is None
     for name in ("proxy", "resource manager", "workers"):
         assert "--workload=jobset:NAME" in rows[name]["gap"]
+
+
+def test_next_steps_start_with_the_action_of_the_root_causes_container() -> None:
+    """The proxy's own `Check failed` is the root cause and no known failure names it:
+    `next` led with the workers' action, sending the reader to the wrong container first;
+    it leads with the proxy's, the others after it."""
+    code, out, err = run_cli(
+        *target_args("proxy-connection-terminated"), "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["root_cause"]["container"] == "pathways-proxy"
+    assert report["root_cause"]["scenario"] is None
+    assert report["next"][0] == "--action=proxy --min_severity=WARNING"
+    assert "--action=workers --min_severity=WARNING" in report["next"][1:]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from pathways_workload import terms
 from pathways_workload.commands import checks_run
 from pathways_workload.plan import Results
 from pathways_workload.query import Request
@@ -16,6 +19,18 @@ NEXT_STEPS = (
     "--action=pathways-rm --min_severity=WARNING",
     "--action=user-workload --min_severity=DEFAULT",
     "--extra_terms=<strings your workload logs when it fails>",
+)
+# The containers each per-container step of NEXT_STEPS reads.
+STEP_CONTAINERS = dict(
+    zip(
+        NEXT_STEPS,
+        (
+            terms.WORKER_CONTAINERS,
+            terms.PROXY_CONTAINERS,
+            terms.RM_CONTAINERS,
+            terms.USER_CONTAINERS,
+        ),
+    )
 )
 # When the workload's containers logged nothing: why its pods did not start, or never ran.
 NEVER_STARTED_STEPS = ("--action=pod-events", "--action=summary", "--action=preflight")
@@ -40,8 +55,15 @@ def present_triage(request: Request, results: Results) -> TriageReport:
         logged = any(
             kind["seen"] for kind in data["coverage"]["kinds"] if kind["kind"] == "container logs"
         )
-        data["next"] = list(NEXT_STEPS if logged else NEVER_STARTED_STEPS)
+        data["next"] = _next_steps(root) if logged else list(NEVER_STARTED_STEPS)
     return TriageReport(data)
+
+
+def _next_steps(root: dict[str, Any] | None) -> list[str]:
+    """The steps to look closer, the one that reads the root cause's container first."""
+    container = root["container"] if root else None
+    own = [step for step, names in STEP_CONTAINERS.items() if container in names]
+    return own + [step for step in NEXT_STEPS if step not in own]
 
 
 def present_versions(request: Request, results: Results) -> TableReport:
