@@ -400,3 +400,21 @@ def test_next_steps_start_with_the_action_of_the_root_causes_container() -> None
     assert report["root_cause"]["scenario"] is None
     assert report["next"][0] == "--action=proxy --min_severity=WARNING"
     assert "--action=workers --min_severity=WARNING" in report["next"][1:]
+
+
+def test_several_failures_say_which_is_the_root_cause_and_how_to_pick_another() -> None:
+    """Without --issue_time the root cause is the window's first failure (restart attempt
+    0's crash), while the failure that ended the run came later; the list of failures named
+    neither which one the root cause was nor how to ask about another."""
+    code, out, err = run_cli(*target_args("two-failures"), "--action=triage")
+    assert code == 0, err
+    section = out.split("failures in the window")[1].split("\n## ")[0].splitlines()
+    first, later = expected("two-failures")["failures"]
+    marked = [line for line in section if "(the root cause)" in line]
+    assert len(marked) == 1 and first["timestamp"] in marked[0]
+    assert any("--issue_time" in line for line in section)
+    code, out, err = run_cli(*target_args("two-failures", True), "--action=triage")
+    assert code == 0, err
+    section = out.split("failures in the window")[1].split("\n## ")[0]
+    marked = [line for line in section.splitlines() if "(the root cause)" in line]
+    assert len(marked) == 1 and later["timestamp"] in marked[0]

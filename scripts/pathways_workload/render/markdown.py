@@ -159,11 +159,17 @@ def _failures(report: dict[str, Any]) -> list[str]:
     if len(report["failures"]) < 2:
         return []
     text = ["", f"## {len(report['failures'])} failures in the window"]
+    root = (report["root_cause"] or {}).get("timestamp")
     for failure in report["failures"]:
+        mark = " (the root cause)" if failure["timestamp"] == root else ""
         text.append(
             f"- {_when(failure['timestamp'])}{_attempt(failure.get('restart_attempt'))}"
-            f" {failure['where']}: {_cut(_first_line(failure['message']), 120)}"
+            f" {failure['where']}: {_cut(_first_line(failure['message']), 120)}{mark}"
         )
+    text.append(
+        "The root cause is the failure at --issue_time, else the first: to read another, "
+        "rerun with --issue_time set to its time."
+    )
     return text
 
 
