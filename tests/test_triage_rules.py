@@ -508,3 +508,16 @@ def test_a_sigterm_line_as_root_cause_still_says_find_what_sent_it(tmp_path: Pat
     assert code == 0, err
     root = json.loads(out)["root_cause"]
     assert root["scenario"] == 4 and "find what sent it" in root["fix"]
+
+
+def test_a_megascale_hang_digest_gets_a_fix_that_acts_on_what_it_names() -> None:
+    """The root cause is the coordinator's hang digest naming a host with bad TPU chips;
+    failure 14's fix only said to check the hang detectors, the very line the report
+    quotes. It says what to do with the hosts the digest names."""
+    code, out, err = run_cli(
+        *target_args("megascale-hang-detected"), "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    root = json.loads(out)["root_cause"]
+    assert root["scenario"] == 14
+    assert "remove" in root["fix"] and "restart" in root["fix"]

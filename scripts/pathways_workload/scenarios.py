@@ -397,8 +397,9 @@ _CLASSICS = (
         "hang",
         "The job hangs without an error",
         "one component stopped making progress and the rest waited for it",
-        "find the component that went quiet first and read its last lines; check the "
-        "Megascale hang detectors and pending or restarted pods",
+        "find the component that went quiet first and read its last lines, and pending or "
+        "restarted pods; a Megascale hang digest names its suspects: remove the hosts it "
+        "calls bad (cordon their nodes) and restart the workload",
         (
             _ex(
                 "Megascale detects a hang that is likely caused by bad TPU chips on the following "
