@@ -418,3 +418,14 @@ def test_several_failures_say_which_is_the_root_cause_and_how_to_pick_another() 
     section = out.split("failures in the window")[1].split("\n## ")[0]
     marked = [line for line in section.splitlines() if "(the root cause)" in line]
     assert len(marked) == 1 and later["timestamp"] in marked[0]
+
+
+def test_summary_leaves_out_other_jobsets_routine_controller_lines() -> None:
+    """The JobSet controller writes every line to stderr, which GKE marks ERROR, so an
+    ERROR floor took in its routine `reconciling jobset` lines about every other JobSet of
+    the cluster: they came first and filled --limit, hiding the error about this one."""
+    args = target_args("jobset-name-too-long")
+    code, out, err = run_cli(*args, "--action=summary", "--limit=5")
+    assert code == 0, err
+    assert "reconciling jobset" not in out
+    assert "must be no more than 63 characters" in out.splitlines()[0]

@@ -151,7 +151,8 @@ ACTIONS: dict[str, Action] = {
             "JobSet/Job events, scheduling failures",
             single(events.build_summary),
             present_entries(),
-            default_severity="ERROR",
+            # The controller writes every line to stderr, which GKE marks ERROR.
+            default_severity="CRITICAL",
         ),
         _component(
             "user-workload",
