@@ -429,3 +429,28 @@ def test_summary_leaves_out_other_jobsets_routine_controller_lines() -> None:
     assert code == 0, err
     assert "reconciling jobset" not in out
     assert "must be no more than 63 characters" in out.splitlines()[0]
+
+
+def test_triage_finds_the_controller_error_behind_other_jobsets_routine_lines(
+    tmp_path: Path,
+) -> None:
+    """A busy controller logs `reconciling jobset` (at ERROR: stderr) for every JobSet of the
+    cluster; triage read its first 1000 lines in the window whatever JobSet they named, so
+    with more of them before the error about the workload, the error was never read and the
+    root cause fell to a later event."""
+    name = "jobset-name-too-long"
+    entries = json.loads((INCIDENTS / f"{name}.json").read_text())
+    routine = next(e for e in entries if "reconciling jobset" in e.get("textPayload", ""))
+    for index in range(1200):
+        when = f"2026-11-26T16:{index // 100:02d}:{index % 60:02d}.{index:06d}Z"
+        text = routine["textPayload"].replace('"llama3-70b-pretrain"', f'"other-{index}"')
+        entries.append(
+            {**routine, "insertId": f"busy-{index}", "timestamp": when, "textPayload": text}
+        )
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries))
+    args = [arg for arg in target_args(name) if not arg.startswith("--logs_file")]
+    code, out, err = run_cli(*args, f"--logs_file={path}", "--action=triage", "--format=json")
+    assert code == 0, err
+    root = json.loads(out)["root_cause"]
+    assert root["timestamp"] == expected(name)["root_cause"]["timestamp"]

@@ -33,7 +33,8 @@ TERM_ACTIONS = {
     "SIDECAR_TERMS": ("colocated-python-sidecar",),
     "SIDECAR_WAITING_TERMS": ("colocated-python-sidecar",),
     "ELASTIC_TERMS": ("elastic",),
-    "SUMMARY_CONTROLLER_TERMS": ("summary", "triage"),
+    # Triage reads only the controller's lines that name the workload (test_agent_report).
+    "SUMMARY_CONTROLLER_TERMS": ("summary",),
     "SCHEDULING_FAILURES": ("summary",),
     "NODE_OOM_REASONS": ("node-ooms", "triage"),
     "NODE_OOM_TERMS": ("node-ooms", "triage"),

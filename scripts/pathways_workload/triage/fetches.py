@@ -72,10 +72,15 @@ def _instance_evidence(request: Request) -> str:
 
 
 def _controller(request: Request) -> str:
+    """The controller's errors that name one of the workload's objects (triage reads no
+    other): its routine lines about the cluster's other JobSets, ERROR as all its stderr,
+    would fill the read first."""
     errors = filters.any_of(
         [filters.message_has_any(terms.SUMMARY_CONTROLLER_TERMS), "severity>=ERROR"]
     )
-    return filters.all_of([selectors.jobset_controller(request.target), errors])
+    names = tuple(workload.name for workload in request.target.workloads)
+    named = filters.message_has_any(names)
+    return filters.all_of([selectors.jobset_controller(request.target), named, errors])
 
 
 def _covers_quiet_span(entries: Sequence[Entry]) -> bool:
