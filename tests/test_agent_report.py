@@ -454,3 +454,12 @@ def test_triage_finds_the_controller_error_behind_other_jobsets_routine_lines(
     assert code == 0, err
     root = json.loads(out)["root_cause"]
     assert root["timestamp"] == expected(name)["root_cause"]["timestamp"]
+
+
+def test_a_cluster_events_root_cause_names_no_unknown_node() -> None:
+    """Kueue's Stopped event is about the JobSet, not a node: the root cause line read
+    `(node ?, cluster-event)`, as if a node were missing from the evidence."""
+    code, out, err = run_cli(*target_args("kueue-preemption"), "--action=triage")
+    assert code == 0, err
+    root = next(line for line in out.splitlines() if line.startswith("- **"))
+    assert "cluster/pw-cluster (cluster-event)" in root and "node ?" not in root

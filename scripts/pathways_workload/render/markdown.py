@@ -45,9 +45,12 @@ def _cut(text: str, width: int = 160) -> str:
 
 def _failure_lines(failure: dict[str, Any]) -> list[str]:
     where = failure["where"] + (f", host {failure['host']}" if failure.get("host") else "")
+    node = f"node {failure['node'] or '?'}, "
+    if not failure["node"] and failure["where"].startswith("cluster/"):
+        node = ""  # an event about a cluster-level object: no node to name
     lines = [
-        f"- **{_when(failure['timestamp'])}** {where} (node {failure['node'] or '?'}, "
-        f"{failure['source']}): {_cut(_first_line(failure['message']))}"
+        f"- **{_when(failure['timestamp'])}** {where} ({node}{failure['source']}): "
+        f"{_cut(_first_line(failure['message']))}"
     ]
     if failure.get("due_at"):
         lines.append(f"- Went quiet: its next line was due at {failure['due_at']}")
