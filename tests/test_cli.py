@@ -42,7 +42,8 @@ BASE = ("--project=pw-demo", "--cluster_name=pw-cluster", "--location=us-east5")
         (
             ("--action=errors", *BASE, "--workload=deployment:x"),
             "error: --workload='deployment:x': use KIND:NAME with KIND one of "
-            "jobset, lws, job, pod",
+            "jobset, lws, job, pod; for the pods of a Deployment or another controller, "
+            "give their name prefix: --workload=pod:x-",
         ),
         (
             ("--action=errors", *BASE, '--jobset_name=x") OR ("y'),

@@ -110,8 +110,15 @@ def parse_workload(spec: str) -> Workload:
     """Parse `KIND:NAME` from --workload."""
     kind, sep, name = spec.partition(":")
     if not sep or kind not in WORKLOAD_KINDS:
+        other = (
+            "; for the pods of a Deployment or another controller, "
+            f"give their name prefix: --workload=pod:{name}-"
+            if sep and name
+            else ""
+        )
         raise UsageError(
             f"--workload={spec!r}: use KIND:NAME with KIND one of {', '.join(WORKLOAD_KINDS)}"
+            + other
         )
     pattern = _POD_PREFIX_RE if kind == "pod" else _KUBE_NAME_RE
     return Workload(kind, check_name("workload", name, pattern, given=spec))
