@@ -84,6 +84,19 @@ def test_a_host_that_never_logged_in_the_window_is_the_quiet_one() -> None:
     assert report["requests"] <= 25
 
 
+@pytest.mark.parametrize("name", ["first-host-hang-1024", "first-host-unseen-1024"])
+def test_the_first_host_of_the_first_slice_is_told_from_the_head_pod(name: str) -> None:
+    """The head pod is slice 0, index 0 of its own replicated job: the read of the last lines
+    of host 0/0 must not take the head pod's lines for the host's."""
+    report, planted = triage_large(name)
+    root = report["root_cause"]
+    assert root["source"] == "hang"
+    assert (root["pod"], root["host"]) == (planted.root_pod, planted.root_host)
+    assert root["timestamp"] == planted.root_time
+    assert report["quiet_hosts_missing"] is None
+    assert report["requests"] <= 25
+
+
 def test_every_host_of_a_slice_that_went_quiet_together_is_a_failing_host() -> None:
     report, planted = triage_large("slice-hang-1024")
     root = report["root_cause"]

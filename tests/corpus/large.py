@@ -96,6 +96,9 @@ LARGE = {
         LargeSpec("cascade-1024", 16, 64, "cascade", (11, 37), 11037),
         LargeSpec("silent-hang-1024", 16, 64, "silent-hang", (7, 21), 7021),
         LargeSpec("unseen-hang-1024", 16, 64, "unseen-hang", (9, 5), 9005),
+        # The first host of the first slice: its slice and index are the head pod's too.
+        LargeSpec("first-host-hang-1024", 16, 64, "silent-hang", (0, 0), 1),
+        LargeSpec("first-host-unseen-1024", 16, 64, "unseen-hang", (0, 0), 2),
         LargeSpec("cascade-4096", 64, 64, "cascade", (40, 12), 40012),
         LargeSpec("late-peers-1024", 16, 64, "cascade", (6, 33), 6033, late_peers=True),
         # As many entries (about 62,000) as the hour the offline speed goal names: a status

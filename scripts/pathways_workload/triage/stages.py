@@ -38,7 +38,12 @@ from pathways_workload.triage.answers import (
     TriageResults,
 )
 from pathways_workload.triage.evidence import QUIET_EVENT_REASONS
-from pathways_workload.triage.hosts import own_crash_pods, pods_in
+from pathways_workload.triage.hosts import (
+    HEAD_CONTAINERS,
+    HEAD_REPLICATED_JOBS,
+    own_crash_pods,
+    pods_in,
+)
 from pathways_workload.triage.shape import Host, WorkloadShape
 
 LARGE_WORKLOAD_HOSTS = 1024
@@ -191,11 +196,20 @@ def _suspect_pods(results: Results, shape: WorkloadShape) -> list[str]:
 
 
 def _host_clause(hosts: Sequence[Host]) -> str:
-    return filters.any_of(
+    """The lines of these TPU hosts, by slice and index; not the head pod's, which is slice
+    0, index 0 of its own replicated job."""
+    head = filters.any_of(
+        [
+            filters.one_of("resource.labels.container_name", HEAD_CONTAINERS),
+            filters.one_of(filters.label(labels.JOBSET_REPLICATED_JOB), HEAD_REPLICATED_JOBS),
+        ]
+    )
+    chosen = filters.any_of(
         f"({filters.equals(filters.label(labels.JOBSET_JOB_INDEX), s)} AND "
         f"{filters.equals(filters.label(labels.JOB_COMPLETION_INDEX), h)})"
         for s, h in hosts
     )
+    return filters.all_of([f"NOT {head}", chosen])
 
 
 def _suspects(request: Request, results: Results, pages: int) -> list[Fetch]:
