@@ -72,6 +72,17 @@ def test_a_silent_hang_names_the_host_that_went_quiet() -> None:
     assert report["requests"] <= 25
 
 
+def test_each_of_two_quiet_hosts_shows_when_its_next_line_was_due() -> None:
+    """Two hosts went quiet before the latest lines (the planted one first): the read of
+    their last lines shows enough of each to tell when its next line was due."""
+    path, planted = variant("silent-hang-1024", "second-host-quiet")
+    report = triage_export(path, planted)
+    root = report["root_cause"]
+    assert (root["pod"], root["timestamp"]) == (planted.root_pod, planted.root_time)
+    assert root["due_at"] > root["timestamp"]
+    assert report["requests"] <= 25
+
+
 def test_a_host_that_never_logged_in_the_window_is_the_quiet_one() -> None:
     report, planted = triage_large("unseen-hang-1024")
     root = report["root_cause"]

@@ -334,9 +334,23 @@ def _without_completion_index(entry: Entry) -> Entry:
     return entry
 
 
-# Changes to a large incident's export, by name: each entry as the variant logs it.
-VARIANTS: dict[str, Callable[[Entry], Entry]] = {
+def _second_host_quiet(entry: Entry) -> Entry | None:
+    """Host 12/40 logs nothing after 08:40 either (it went quiet after the first one)."""
+    found = entry.get("labels", {})
+    host = (
+        found.get("k8s-pod/jobset_sigs_k8s_io/job-index"),
+        found.get("k8s-pod/batch_kubernetes_io/job-completion-index"),
+    )
+    if found.get("k8s-pod/jobset_sigs_k8s_io/jobset-name") != JOBSET or host != ("12", "40"):
+        return entry
+    return None if str(entry.get("timestamp")) > "2026-12-01T08:40" else entry
+
+
+# Changes to a large incident's export, by name: each entry as the variant logs it (None:
+# the variant does not log it).
+VARIANTS: dict[str, Callable[[Entry], Entry | None]] = {
     "no-completion-index": _without_completion_index,
+    "second-host-quiet": _second_host_quiet,
 }
 
 
@@ -351,6 +365,8 @@ def variant(name: str, change: str) -> tuple[Path, Planted]:
             gzip.open(partial, "wt", encoding="utf-8") as out,
         ):
             for line in lines:
-                out.write(json.dumps(VARIANTS[change](json.loads(line))) + "\n")
+                changed = VARIANTS[change](json.loads(line))
+                if changed is not None:
+                    out.write(json.dumps(changed) + "\n")
         partial.replace(path)
     return path, planted

@@ -41,6 +41,7 @@ from pathways_workload.triage.evidence import QUIET_EVENT_REASONS
 from pathways_workload.triage.hosts import (
     HEAD_CONTAINERS,
     HEAD_REPLICATED_JOBS,
+    entry_host,
     own_crash_pods,
     pods_in,
 )
@@ -89,6 +90,19 @@ def _each_seen(wanted: set[str], times: int) -> Callable[[Sequence[Entry]], bool
         for pod in map(pod_of, entries):
             if pod in wanted:
                 counts[pod] = counts.get(pod, 0) + 1
+        return len(counts) == len(wanted) and min(counts.values(), default=times) >= times
+
+    return seen
+
+
+def _each_host_seen(wanted: set[Host], times: int) -> Callable[[Sequence[Entry]], bool]:
+    """Every wanted host (slice and index) has at least `times` lines among the entries."""
+
+    def seen(entries: Sequence[Entry]) -> bool:
+        counts: dict[Host, int] = {}
+        for host in map(entry_host, entries):
+            if host in wanted:
+                counts[host] = counts.get(host, 0) + 1
         return len(counts) == len(wanted) and min(counts.values(), default=times) >= times
 
     return seen
@@ -229,16 +243,17 @@ def _suspects(request: Request, results: Results, pages: int) -> list[Fetch]:
     left = pages - sum(pages_needed(asked.limit) for asked in found)
     chunks = filters.split_to_fit(unseen, _host_clause)[: max(0, left)] if unseen else []
     share = max(1, left // max(1, len(chunks)))
-    for _, text in chunks:
+    for chunk, text in chunks:
         found.append(
             fetch(
                 request,
                 UNSEEN_HOSTS,
-                "the last line of hosts the labels say exist but no line showed",
+                "the last lines of hosts the labels say exist but no line showed",
                 selectors.container_lines(request.target),
                 text,
-                limit=min(len(unseen) * SUSPECT_LINES, share * PAGE_SIZE),
+                limit=share * PAGE_SIZE,
                 order="desc",
+                until=_each_host_seen(set(chunk), SUSPECT_LINES),
             )
         )
     return found
