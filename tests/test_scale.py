@@ -83,6 +83,21 @@ def test_each_of_two_quiet_hosts_shows_when_its_next_line_was_due() -> None:
     assert report["requests"] <= 25
 
 
+def test_a_crash_long_after_the_steps_stopped_does_not_hide_the_hang() -> None:
+    """A host went quiet and the steps stopped; 20 minutes later another host's chip halted.
+    The hang is the root cause (the earliest failure), the crash a failure after it."""
+    path, planted = variant("silent-hang-1024", "crash-later")
+    report = triage_export(path, planted)
+    assert [failure["source"] for failure in report["failures"]] == ["hang", "container"]
+    root = report["root_cause"]
+    assert (root["source"], root["pod"], root["timestamp"]) == (
+        "hang",
+        planted.root_pod,
+        planted.root_time,
+    )
+    assert report["lead_host"]["pod"] == planted.root_pod
+
+
 def test_a_host_that_never_logged_in_the_window_is_the_quiet_one() -> None:
     report, planted = triage_large("unseen-hang-1024")
     root = report["root_cause"]

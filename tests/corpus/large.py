@@ -334,16 +334,33 @@ def _without_completion_index(entry: Entry) -> Entry:
     return entry
 
 
+def _host(entry: Entry) -> tuple[str, str] | None:
+    """(slice, host) of the JobSet's TPU host an entry comes from, if it is one's."""
+    found = entry.get("labels", {})
+    if found.get("k8s-pod/jobset_sigs_k8s_io/jobset-name") != JOBSET:
+        return None
+    return (
+        found.get("k8s-pod/jobset_sigs_k8s_io/job-index", ""),
+        found.get("k8s-pod/batch_kubernetes_io/job-completion-index", ""),
+    )
+
+
 def _second_host_quiet(entry: Entry) -> Entry | None:
     """Host 12/40 logs nothing after 08:40 either (it went quiet after the first one)."""
-    found = entry.get("labels", {})
-    host = (
-        found.get("k8s-pod/jobset_sigs_k8s_io/job-index"),
-        found.get("k8s-pod/batch_kubernetes_io/job-completion-index"),
-    )
-    if found.get("k8s-pod/jobset_sigs_k8s_io/jobset-name") != JOBSET or host != ("12", "40"):
+    if _host(entry) != ("12", "40"):
         return entry
     return None if str(entry.get("timestamp")) > "2026-12-01T08:40" else entry
+
+
+def _crash_later(entry: Entry) -> Entry:
+    """Host 3/3's worker lines from 08:48 to 08:52 are a chip halting, 20 minutes after the
+    steps stopped."""
+    if _host(entry) != ("3", "3") or "textPayload" not in entry:
+        return entry
+    if not "2026-12-01T08:48" <= str(entry.get("timestamp")) < "2026-12-01T08:52":
+        return entry
+    text = "Check failed: !chip_halted TPU chip 2 halted with an uncorrectable HBM ECC error"
+    return {**entry, "severity": "CRITICAL", "textPayload": text}
 
 
 # Changes to a large incident's export, by name: each entry as the variant logs it (None:
@@ -351,6 +368,7 @@ def _second_host_quiet(entry: Entry) -> Entry | None:
 VARIANTS: dict[str, Callable[[Entry], Entry | None]] = {
     "no-completion-index": _without_completion_index,
     "second-host-quiet": _second_host_quiet,
+    "crash-later": _crash_later,
 }
 
 

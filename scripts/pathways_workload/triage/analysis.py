@@ -258,11 +258,12 @@ def _hang(
     found: TriageResults, request: Request, failures: Sequence[rules.Failure]
 ) -> list[rules.Failure]:
     """A hang if something went quiet: with no error at all, or after errors the run stepped
-    on from (a restart that resumed), in the attempt of the last step."""
+    on from (a restart that resumed), in the attempt of the last step; or before errors
+    that cannot have stopped its steps (see `_stopped_steps`)."""
     last, clients = found.latest_lines(), found.clients()
     if failures:
         step = _last_step(last, clients)
-        if step is None or any(f.cause.effective_ns >= entry_time_ns(step) for f in failures):
+        if step is None or any(_stopped_steps(f, entry_time_ns(step)) for f in failures):
             return []
         last = [e for e in last if attempt_of(e) == attempt_of(step)]
     unseen = _unseen_hosts(found, request)
@@ -277,6 +278,16 @@ def _hang(
     if rules.ended_on_error(first, due, failures):
         return []
     return [rules.hang_failure(first, due, quiet[1:])]
+
+
+def _stopped_steps(failure: rules.Failure, step_ns: int) -> bool:
+    """Whether a failure may be what stopped the steps whose last was at `step_ns`: it began
+    after that step, within QUIET_AFTER_NS of it, or it reports a hang (a hang detector's
+    line comes long after); an error that began later, the steps long stopped, came after
+    whatever stopped them."""
+    since = failure.cause.effective_ns - step_ns
+    scenario = _scenario_of(failure)
+    return since >= 0 and (since < QUIET_AFTER_NS or (scenario is not None and scenario.hang))
 
 
 def _silent_hosts(found: TriageResults) -> list[Host]:
