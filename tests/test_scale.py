@@ -225,6 +225,17 @@ def test_hosts_without_a_completion_index_label_are_known_by_their_pod_names() -
     ]
 
 
+def test_a_quiet_host_without_a_completion_index_label_is_read_by_its_pod_name() -> None:
+    """Host 0/0 lacks the label (as before Kubernetes 1.28) and went quiet before the latest
+    lines: the read of its last lines finds it by its pod's name, and it is the quiet one."""
+    path, planted = variant("first-host-hang-1024", "no-completion-index")
+    report = triage_export(path, planted)
+    root = report["root_cause"]
+    assert (root["source"], root["pod"], root["host"]) == ("hang", planted.root_pod, "0/0")
+    assert root["timestamp"] == planted.root_time
+    assert not [gap for gap in report["coverage"]["gaps"] if "silent" in gap]
+
+
 def _entries(name: str) -> list[dict[str, Any]]:
     path, _ = export(name)
     with gzip.open(path, "rt", encoding="utf-8") as lines:

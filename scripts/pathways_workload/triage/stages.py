@@ -209,6 +209,16 @@ def _suspect_pods(results: Results, shape: WorkloadShape) -> list[str]:
     return sorted(shape.unheard(pods_in(results.entries(fetches.TAIL))))
 
 
+def _one_host(slice_: str, host: str) -> str:
+    """The lines of a TPU host by its slice and index: the index by its label, or by the
+    pod's name (`<job>-<index>-<suffix>`) where the label is missing (before Kubernetes
+    1.28)."""
+    in_slice = filters.equals(filters.label(labels.JOBSET_JOB_INDEX), slice_)
+    index = filters.equals(filters.label(labels.JOB_COMPLETION_INDEX), host)
+    named = f'resource.labels.pod_name=~"-{slice_}-{host}-[a-z0-9]{{5}}$"'
+    return f"({in_slice} AND ({index} OR {named}))"
+
+
 def _host_clause(hosts: Sequence[Host]) -> str:
     """The lines of these TPU hosts, by slice and index; not the head pod's, which is slice
     0, index 0 of its own replicated job."""
@@ -218,12 +228,7 @@ def _host_clause(hosts: Sequence[Host]) -> str:
             filters.one_of(filters.label(labels.JOBSET_REPLICATED_JOB), HEAD_REPLICATED_JOBS),
         ]
     )
-    chosen = filters.any_of(
-        f"({filters.equals(filters.label(labels.JOBSET_JOB_INDEX), s)} AND "
-        f"{filters.equals(filters.label(labels.JOB_COMPLETION_INDEX), h)})"
-        for s, h in hosts
-    )
-    return filters.all_of([f"NOT {head}", chosen])
+    return filters.all_of([f"NOT {head}", filters.any_of(_one_host(s, h) for s, h in hosts)])
 
 
 def _suspects(request: Request, results: Results, pages: int) -> list[Fetch]:
