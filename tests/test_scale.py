@@ -83,6 +83,19 @@ def test_each_of_two_quiet_hosts_shows_when_its_next_line_was_due() -> None:
     assert report["requests"] <= 25
 
 
+def test_a_host_whose_next_line_was_due_around_the_last_step_is_a_suspect() -> None:
+    """The quiet host logs every three minutes and its last line came five minutes and 20 s
+    before the last step: its next line was due two minutes before it, so it went quiet
+    around the last step, and it is the hang's root cause, not the client."""
+    path, planted = variant("silent-hang-1024", "quiet-earlier")
+    report = triage_export(path, planted)
+    root = report["root_cause"]
+    assert (root["source"], root["pod"], root["host"]) == ("hang", planted.root_pod, "7/21")
+    assert root["timestamp"] < planted.root_time  # its last line, before the ones dropped
+    assert root["due_at"] > root["timestamp"]
+    assert report["lead_host"]["pod"] == planted.root_pod
+
+
 def test_a_crash_long_after_the_steps_stopped_does_not_hide_the_hang() -> None:
     """A host went quiet and the steps stopped; 20 minutes later another host's chip halted.
     The hang is the root cause (the earliest failure), the crash a failure after it."""

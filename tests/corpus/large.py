@@ -352,6 +352,14 @@ def _second_host_quiet(entry: Entry) -> Entry | None:
     return None if str(entry.get("timestamp")) > "2026-12-01T08:40" else entry
 
 
+def _quiet_earlier(entry: Entry) -> Entry | None:
+    """Host 7/21 (the silent hang's quiet host) logs nothing after 08:21: its last line comes
+    more than five minutes before the last step, its next one was due within them."""
+    if _host(entry) != ("7", "21"):
+        return entry
+    return None if str(entry.get("timestamp")) > "2026-12-01T08:21" else entry
+
+
 def _crash_later(entry: Entry) -> Entry:
     """Host 3/3's worker lines from 08:48 to 08:52 are a chip halting, 20 minutes after the
     steps stopped."""
@@ -369,6 +377,7 @@ VARIANTS: dict[str, Callable[[Entry], Entry | None]] = {
     "no-completion-index": _without_completion_index,
     "second-host-quiet": _second_host_quiet,
     "crash-later": _crash_later,
+    "quiet-earlier": _quiet_earlier,
 }
 
 

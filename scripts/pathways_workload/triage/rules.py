@@ -317,13 +317,19 @@ def _suspects(
     entries: Sequence[Entry], progress_end_ns: int, newest: int, clients: frozenset[str]
 ) -> list[tuple[int, tuple[str, str]]]:
     """(when the next line was due, pod and container) of the components other than the
-    client gone quiet around the last step, earliest first."""
+    client gone quiet around the last step (their last line, or when their next one was
+    due, in the QUIET_AFTER_NS before it), earliest first."""
+
+    def around(at: int) -> bool:
+        return progress_end_ns - QUIET_AFTER_NS <= at <= progress_end_ns + STEP_SLACK_NS
+
+    dues = {key: (series[-1], _went_quiet(series)) for key, series in _series(entries).items()}
     return sorted(
-        (_went_quiet(series), key)
-        for key, series in _series(entries).items()
+        (due, key)
+        for key, (last, due) in dues.items()
         if key[1] not in clients
-        and newest - series[-1] >= QUIET_AFTER_NS
-        and progress_end_ns - QUIET_AFTER_NS <= series[-1] <= progress_end_ns + STEP_SLACK_NS
+        and newest - last >= QUIET_AFTER_NS
+        and (around(last) or around(due))
     )
 
 
