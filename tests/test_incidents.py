@@ -660,3 +660,28 @@ def test_tpu_pods_the_scheduler_cannot_place_are_the_known_failure(tmp_path: Pat
     assert report["root_cause"]["scenario_slug"] == "tpu-unschedulable"
     assert report["root_cause"]["message"].startswith("FailedScheduling: " + UNSCHEDULABLE[:40])
     assert report["lead_host"]["slice"] == "1"
+
+
+def test_a_hang_of_the_jobset_after_its_client_job_completed_is_a_failure(
+    tmp_path: Path,
+) -> None:
+    """A worker of the headless JobSet that goes quiet after its client Job completed, while
+    the rest of the JobSet logs on, is a hang: only the client's own pods finished."""
+    entries = json.loads((INCIDENTS / "client-job-finished.json").read_text())
+    pod = "eval-pathways-worker-1-0-fh7kg"
+
+    def silenced(entry: dict[str, Any]) -> bool:
+        labels = entry["resource"]["labels"]
+        late = entry["timestamp"] > "2026-11-29T09:40:00Z"
+        return late and labels.get("pod_name") == pod and labels.get("container_name") is not None
+
+    export = tmp_path / "hang.json"
+    export.write_text(json.dumps([e for e in entries if not silenced(e)]))
+    args = [a for a in target_args("client-job-finished") if not a.startswith("--logs_file")]
+    code, out, err = run_cli(f"--logs_file={export}", *args, "--action=triage", "--format=json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["completed"] is not None
+    root = report["root_cause"]
+    assert (root["source"], root["pod"]) == ("hang", pod)
+    assert root["timestamp"] == "2026-11-29T09:39:26.816293Z"

@@ -24,7 +24,12 @@ from pathways_workload.timestamps import format_timestamp_ns
 from pathways_workload.tracebacks import is_header
 from pathways_workload.triage import rules, timeline, versions
 from pathways_workload.triage.answers import MISSING_CRASHES, UNSEEN_HOSTS, TriageResults
-from pathways_workload.triage.completion import before_completion, completion, finished_by
+from pathways_workload.triage.completion import (
+    before_completion,
+    completion,
+    finished_by,
+    outliving,
+)
 from pathways_workload.triage.evidence import (
     HEAD_LOGS,
     PEER_LOGS,
@@ -236,8 +241,9 @@ def _failures(
     completed: Entry | None,
 ) -> tuple[list[rules.Failure], list[Evidence]]:
     """Every failure in the window (a hang among them: see `_hang`), and the warnings the run
-    kept progressing after; `events`: the workload's own; none after the JobSet `completed`
-    (its teardown), and no hang in a run that completed."""
+    kept progressing after; `events`: the workload's own; none from the pods of the object
+    that `completed` after it (its teardown), and in a run that completed a hang only of
+    the pods that outlive it (see `_hang_after`)."""
     recoveries = [
         entry_time_ns(e)
         for e in found.entries(found.startup)
@@ -250,7 +256,10 @@ def _failures(
     evidence, outlived = rules.outlived(evidence)
     survived = sorted([*warnings, *node_events, *outlived], key=Evidence.order)
     failures = before_completion(rules.split_failures(evidence, recoveries), completed)
-    found_hang = [] if completed else _hang(found, request, failures)
+    if completed is None:
+        found_hang = _hang(found, request, failures)
+    else:
+        found_hang = _hang_after(found, failures, completed)
     return sorted([*failures, *found_hang], key=lambda f: f.cause.order()), survived
 
 
@@ -288,6 +297,29 @@ def _stopped_steps(failure: rules.Failure, step_ns: int) -> bool:
     since = failure.cause.effective_ns - step_ns
     scenario = _scenario_of(failure)
     return since >= 0 and (since < QUIET_AFTER_NS or (scenario is not None and scenario.hang))
+
+
+def _hang_after(
+    found: TriageResults, failures: Sequence[rules.Failure], completed: Entry
+) -> list[rules.Failure]:
+    """A hang of the pods that outlive the object that completed (a headless JobSet its client
+    Job leaves running, in its latest restart attempt): a component of theirs that logged on
+    past the completion, then went quiet while the workload logged on, not on an error."""
+    last = found.latest_lines()
+    alive = outliving(last, completed)
+    if not alive:
+        return []
+    attempt = attempt_of(max(alive, key=entry_time_ns))
+    alive = [entry for entry in alive if attempt_of(entry) == attempt]
+    done_ns = finished_by(completed) or 0
+    quiet = rules.stopped_after(alive, done_ns, max(map(entry_time_ns, last)))
+    if not quiet:
+        return []
+    first = quiet[0]
+    due = rules.next_line_due(alive, first)
+    if rules.ended_on_error(first, due, failures):
+        return []
+    return [rules.hang_failure(first, due, quiet[1:])]
 
 
 def _silent_hosts(found: TriageResults) -> list[Host]:

@@ -1,7 +1,7 @@
 """A workload that finished: the event that its JobSet (every Job) or its Job succeeded. What
 its pods log after it (Killing, SIGTERM, lost peers) is the stopping of pods no longer
-needed, not a failure, and a finished run has not hung (a client Job that finished leaves a
-headless JobSet idle, not hung).
+needed, not a failure, and its pods have not hung; a headless JobSet its client Job leaves
+running idles on, and can still fail or hang.
 """
 
 from __future__ import annotations
@@ -52,6 +52,12 @@ def before_completion(failures: Sequence[Failure], completed: Entry | None) -> l
         for failure in failures
         if failure.cause.time_ns < done_ns or _elsewhere(failure.cause.entry, completed)
     ]
+
+
+def outliving(entries: Sequence[Entry], completed: Entry) -> list[Entry]:
+    """The entries from the pods of another object than the one that completed (a headless
+    JobSet beside its client Job): they run on after the completion."""
+    return [entry for entry in entries if _elsewhere(entry, completed)]
 
 
 def _elsewhere(entry: Entry, completed: Entry) -> bool:

@@ -372,6 +372,18 @@ def went_quiet(
     return [min(users, key=entry_time_ns)] if users else []
 
 
+def stopped_after(entries: Sequence[Entry], since_ns: int, newest_ns: int) -> list[Entry]:
+    """The last lines of the components that logged on past `since_ns` and then stopped,
+    QUIET_AFTER_NS or more before `newest_ns`, in the order their next lines were due."""
+    latest = last_lines(entries)
+    quiet = sorted(
+        (_went_quiet(series), sort_key(latest[key]), latest[key])
+        for key, series in _series(entries).items()
+        if series[-1] >= since_ns and newest_ns - series[-1] >= QUIET_AFTER_NS
+    )
+    return [found[2] for found in quiet]
+
+
 def quiet_first(
     entries: Sequence[Entry],
     progress_end_ns: int | None,
