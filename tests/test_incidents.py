@@ -685,3 +685,27 @@ def test_a_hang_of_the_jobset_after_its_client_job_completed_is_a_failure(
     root = report["root_cause"]
     assert (root["source"], root["pod"]) == ("hang", pod)
     assert root["timestamp"] == "2026-11-29T09:39:26.816293Z"
+
+
+@pytest.mark.parametrize("name", ["finished-run", "preemption-sigterm"])
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_the_crash_sweep_says_when_the_run_completed_before_its_sigterm_lines(
+    name: str, fmt: str
+) -> None:
+    """`--action=errors` alone on a finished run still lists the teardown's SIGTERM lines, and
+    a note on stderr names the completion event and its time; a run stopped by anything else
+    gets no such note. Standard output holds the sweep's lines only."""
+    code, out, err = run_cli(*target_args(name), "--action=errors", f"--format={fmt}")
+    assert code == 0, err
+    assert "SIGTERM" in out
+    notes = [line for line in err.splitlines() if line.startswith("note: completed at ")]
+    done = expected(name).get("completed")
+    if done is None:
+        assert not notes
+        return
+    (note,) = notes
+    assert done["timestamp"] in note and done["message_contains"] in note
+    assert "teardown" in note
+    if fmt == "json":
+        entries = [json.loads(line) for line in out.splitlines()]
+        assert all(entry["resource"]["type"] == "k8s_container" for entry in entries)

@@ -81,12 +81,12 @@ class PrintNote:
 
     `lines(request)` are the instructions; `example(request)`, when given, is
     the stage's fetch with placeholders (named in the lines) where the earlier
-    results would go. Each printer writes the example as its own command,
-    commented out.
+    results would go, or None when the request has none to show. Each printer
+    writes the example as its own command, commented out.
     """
 
     lines: Callable[[Request], Sequence[str]]
-    example: Callable[[Request], Fetch] | None = None
+    example: Callable[[Request], Fetch | None] | None = None
 
 
 Build = Callable[[Request, Results], list[Fetch]]

@@ -12,6 +12,7 @@ from pathways_workload import terms
 from pathways_workload.actions import events, node_level, pods, preflight, sweeps
 from pathways_workload.actions.entry_report import present_entries
 from pathways_workload.actions.followups import after_sweep
+from pathways_workload.actions.teardown import after_teardown
 from pathways_workload.plan import Results, Stage, single
 from pathways_workload.query import Request
 from pathways_workload.reports import EntryReport, Report, TableReport, TriageReport
@@ -109,7 +110,7 @@ ACTIONS: dict[str, Action] = {
         Action(
             "errors",
             "crash and fatal-error sweep over every container, earliest first",
-            (*single(sweeps.build_errors), after_sweep("crashes")),
+            (*single(sweeps.build_errors), after_sweep("crashes"), after_teardown("crashes")),
             present_entries(ERRORS_HINT),
             default_severity="CRITICAL",
         ),

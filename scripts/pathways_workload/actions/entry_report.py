@@ -2,7 +2,8 @@
 
 When the action followed up traceback headers, each header is shown with
 the exception line that ends its traceback, and a note names each header
-whose exception the window's end may have cut off.
+whose exception the window's end may have cut off. When it read whether the workload
+completed, a note names the event that says so.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from pathways_workload.actions.followups import FOLLOW_UPS, cut_short, exceptions_of
+from pathways_workload.actions.teardown import COMPLETION, completion_notes
 from pathways_workload.plan import Results
 from pathways_workload.query import Request
 from pathways_workload.reports import EntryReport
@@ -34,12 +36,13 @@ class EntryPresenter:
     marks_nodes: bool = False
 
     def __call__(self, request: Request, results: Results) -> EntryReport:
-        shown = [result for result in results if result.fetch.name != FOLLOW_UPS]
+        shown = [r for r in results if r.fetch.name not in (FOLLOW_UPS, COMPLETION)]
         found = [entry for result in shown for entry in result.entries]
         ends = exceptions_of(found, results)
         stream = shape(shown, request.options, ends)
         if results.all(FOLLOW_UPS):
             stream.notes.extend(cut_short(found, ends, request.window))
+        stream.notes.extend(completion_notes(request, results))
         marked = frozenset(request.nodes or ()) if self.marks_nodes else frozenset()
         return EntryReport(stream, request.window, self.empty_hint, marked)
 

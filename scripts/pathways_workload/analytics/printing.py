@@ -82,9 +82,9 @@ class SqlPrinter:
         write_grouping_note(out, err, as_json, GROUPED_IN_SQL)
 
     def note(self, note: PrintNote, request: Request, project: str) -> str:
-        if note.example is None:
+        example = note.example(request) if note.example else None
+        if example is None:
             return note_text(note, request)
-        example = note.example(request)
         return note_text(
             note,
             request,

@@ -156,9 +156,9 @@ class GcloudPrinter:
         write_grouping_note(out, err, as_json)
 
     def note(self, note: PrintNote, request: Request, project: str) -> str:
-        if note.example is None:
+        example = note.example(request) if note.example else None
+        if example is None:
             return note_text(note, request)
-        example = note.example(request)
         command = gcloud_command(example.query, project, example.limit, example.order)
         return note_text(note, request, command)
 

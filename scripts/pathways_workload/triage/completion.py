@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pathways_workload import filters, selectors
 from pathways_workload.describe import event_reason, involved_object, owner_of
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, entry_time_ns
+from pathways_workload.target import Target
 from pathways_workload.triage.rules import Failure
 
 # For each kind of workload, the object and event reason that say it succeeded: the JobSet
@@ -21,6 +23,23 @@ COMPLETIONS = {"jobset": ("JobSet", "AllJobsCompleted"), "job": ("Job", "Complet
 # The object each kind of workload is, as an event names it.
 _OBJECTS = {kind: object_kind for kind, (object_kind, _) in COMPLETIONS.items()}
 SECOND_NS = 10**9
+
+
+def completion_events(target: Target) -> str:
+    """The events that say one of the target's workloads succeeded, or "" when none of them
+    is a JobSet or Job."""
+    said = [
+        filters.all_of(
+            [
+                filters.equals("jsonPayload.involvedObject.kind", COMPLETIONS[workload.kind][0]),
+                filters.equals("jsonPayload.involvedObject.name", workload.name),
+                filters.equals("jsonPayload.reason", COMPLETIONS[workload.kind][1]),
+            ]
+        )
+        for workload in target.workloads
+        if workload.kind in COMPLETIONS
+    ]
+    return filters.all_of([selectors.object_events(target), filters.any_of(said)]) if said else ""
 
 
 def completion(events: Sequence[Entry], request: Request) -> Entry | None:
