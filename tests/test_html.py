@@ -14,6 +14,7 @@ import pytest
 
 from pathways_workload.render.html.escape import script_json
 from pathways_workload.render.html.triage import triage_page
+from pathways_workload.timestamps import parse_timestamp_ns
 from tests.corpus.large import export
 from tests.helpers import container_entry, node_event, run_cli
 from tests.html_report import (
@@ -506,3 +507,23 @@ def test_the_page_says_the_export_lies_outside_the_window(action: str, tmp_path:
     (note,) = [line for line in err.splitlines() if "outside the window" in line]
     assert note.startswith("note: the export spans ")
     assert note in structure(out.read_text(encoding="utf-8")).text
+
+
+@pytest.mark.parametrize("name", ["finished-run", "client-job-finished", "lost-connection-to-peer"])
+def test_the_timeline_marks_when_the_run_completed(name: str, tmp_path: Path) -> None:
+    """A finished run's timeline draws a line across the lanes at its completion event, named
+    in the legend; a run that did not complete has no such line."""
+    path, _ = write_report(tmp_path, name)
+    page = path.read_text(encoding="utf-8")
+    parsed = structure(page)
+    lines = [a for a in parsed.tags("div") if str(a.get("class")).split() == ["bd", "done"]]
+    keys = [a for a in parsed.tags("i") if str(a.get("class")).split() == ["bd-key", "done"]]
+    done = expected(name).get("completed")
+    if done is None:
+        assert not lines and not keys
+        return
+    (line,) = lines
+    assert len(keys) == 1
+    start = parse_timestamp_ns(report_data(page)["window"]["start"])
+    assert line["data-t"] == str(parse_timestamp_ns(done["timestamp"]) - start)
+    assert done["message_contains"] in str(line["title"])

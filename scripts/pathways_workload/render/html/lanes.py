@@ -93,6 +93,8 @@ class Timeline:
     focus: int | None = None  # the root cause, in ns from the start
     legend: Sequence[tuple[str, str, str]] = ()  # (symbol, CSS classes, meaning) per mark kind
     kind: str = ""  # CSS classes of the whole timeline
+    # When the workload completed (ns from the start) and the completion's full line.
+    completed: tuple[int, str] | None = None
 
     @property
     def span(self) -> int:
@@ -189,24 +191,35 @@ def axis_html(timeline: Timeline) -> str:
 
 
 def _boundaries(timeline: Timeline) -> str:
-    """Dashed lines where restart attempts began, labels staggered so close ones stay legible."""
+    """Dashed lines where restart attempts began, labels staggered so close ones stay legible;
+    a solid line where the workload completed (its line on hover)."""
     lines = "".join(
         f'<div class="bd" style="left:{_percent(at, timeline.span)}" data-t="{at}">'
         f'<span style="top:{(number % LABEL_ROWS) * 13}px">{text(label)}</span></div>'
         for number, (at, label) in enumerate(timeline.boundaries)
     )
+    if timeline.completed is not None:
+        at, line = timeline.completed
+        lines += (
+            f'<div class="bd done" style="left:{_percent(at, timeline.span)}" data-t="{at}" '
+            f'title="{text(line)}"><span style="top:{LABEL_ROWS * 13}px">completed</span></div>'
+        )
     return f'<div class="bounds" aria-hidden="true">{lines}</div>'
 
 
-def legend_html(legend: Sequence[tuple[str, str, str]], attempts: bool) -> str:
-    """What each mark means, drawn with the marks' own symbols."""
+def legend_html(
+    legend: Sequence[tuple[str, str, str]], attempts: bool, completed: bool = False
+) -> str:
+    """What each mark means, drawn with the marks' own symbols (and the lines across the
+    lanes: restart attempts, the completion)."""
     items = "".join(
         f'<span class="key"><svg width="16" height="16"><use href="#s-{text(symbol)}" '
         f'class="{text(classes)}" x="8" y="8"/></svg>{text(label)}</span>'
         for symbol, classes, label in legend
     )
     attempt = '<span class="key"><i class="bd-key"></i>restart attempt</span>' if attempts else ""
-    return f'<div class="legend">{items}{attempt}</div>'
+    done = '<span class="key"><i class="bd-key done"></i>completed</span>' if completed else ""
+    return f'<div class="legend">{items}{attempt}{done}</div>'
 
 
 def timeline_html(timeline: Timeline) -> str:
@@ -216,7 +229,7 @@ def timeline_html(timeline: Timeline) -> str:
     groups = "".join(group_html(group, timeline.span) for group in timeline.groups)
     return (
         f'<svg class="defs" width="0" height="0" aria-hidden="true"><defs>{SYMBOLS}</defs></svg>'
-        f"{legend_html(timeline.legend, bool(timeline.boundaries))}"
+        f"{legend_html(timeline.legend, bool(timeline.boundaries), bool(timeline.completed))}"
         f'<div class="tl {text(timeline.kind)}" data-start-ms="{start_ms}" '
         f'data-start-sub="{sub_ms}" data-span="{timeline.span}"{focus}>'
         f'<div class="controls js-only"></div>{axis_html(timeline)}'

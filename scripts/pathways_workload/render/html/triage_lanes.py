@@ -231,4 +231,14 @@ def triage_timeline(report: dict[str, Any]) -> Timeline:
         _boundaries(timeline, clock),
         clock.at(root.get("timestamp")),
         LEGEND,
+        completed=_completed(report, clock, end),
     )
+
+
+def _completed(report: dict[str, Any], clock: _Clock, end: int) -> tuple[int, str] | None:
+    """When the workload completed, in the window, and the event's full line."""
+    event = report.get("completed") or {}
+    at = clock.at(event.get("timestamp"))
+    if at is None or not 0 <= at <= end:
+        return None
+    return at, f"completed · {event.get('timestamp')}\n{event.get('message', '')}"
