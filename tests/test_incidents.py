@@ -15,6 +15,7 @@ import pytest
 from pathways_workload.actions import tally
 from pathways_workload.registry import ACTIONS
 from pathways_workload.reports import EntryReport
+from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
 from tests.helpers import run_cli
 
 INCIDENTS = Path(__file__).parent / "fixtures" / "incidents"
@@ -709,3 +710,52 @@ def test_the_crash_sweep_says_when_the_run_completed_before_its_sigterm_lines(
     if fmt == "json":
         entries = [json.loads(line) for line in out.splitlines()]
         assert all(entry["resource"]["type"] == "k8s_container" for entry in entries)
+
+
+def _rerun(entries: list[dict[str, Any]], pods: set[str], before: str) -> list[dict[str, Any]]:
+    """The lines and events of `pods` before `before`, again 45 minutes later in pods of new
+    names (the JobSet made again under its name): each pod's random suffix `rerun`."""
+    again = []
+    for entry in entries:
+        text = json.dumps(entry)
+        if entry["timestamp"] >= before or not any(pod in text for pod in pods):
+            continue
+        for pod in pods:
+            text = text.replace(pod, f"{pod[:-5]}rerun")
+        copy = json.loads(text)
+        for key in ("timestamp", "receiveTimestamp"):
+            if key in copy:
+                copy[key] = format_timestamp_ns(parse_timestamp_ns(copy[key]) + 45 * 60 * 10**9)
+        again.append({**copy, "insertId": f"{copy.get('insertId')}-rerun"})
+    return again
+
+
+def test_a_crash_of_a_run_made_again_after_the_workload_completed_is_a_failure(
+    tmp_path: Path,
+) -> None:
+    """A JobSet made again under its name after it completed starts new pods (scheduled, and
+    logging their start-up lines, after the completion): their crash is a failure, not the
+    teardown of the finished run."""
+    entries = json.loads((INCIDENTS / "finished-run.json").read_text())
+    pods = {pod for pod in expected("finished-run")["workload_pods"] if pod.startswith("gemma-sft")}
+    again = _rerun(entries, pods, "2026-11-27T06:25:00Z")
+    worker = max(
+        (e for e in again if e["resource"]["labels"].get("container_name") == "pathways-worker"),
+        key=lambda e: e["timestamp"],
+    )
+    crash = {**worker, "insertId": "crash-of-the-rerun", "severity": "ERROR"}
+    crash.pop("jsonPayload", None)
+    crash["timestamp"] = crash["receiveTimestamp"] = "2026-11-27T07:08:00Z"
+    crash["textPayload"] = "F1127 07:08:00.000000 1 server.cc:88] Check failed: ok DMA halted"
+    export = tmp_path / "rerun.json"
+    export.write_text(json.dumps([*entries, *again, crash]))
+    args = [a for a in target_args("finished-run") if not a.startswith(("--logs_file", "--end"))]
+    window = "--end_time=2026-11-27T07:15:00Z"
+    code, out, err = run_cli(
+        f"--logs_file={export}", *args, window, "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["completed"]["timestamp"] == expected("finished-run")["completed"]["timestamp"]
+    assert report["root_cause"]["timestamp"] == "2026-11-27T07:08:00Z"
+    assert report["root_cause"]["pod"] == worker["resource"]["labels"]["pod_name"]

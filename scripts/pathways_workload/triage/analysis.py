@@ -29,6 +29,7 @@ from pathways_workload.triage.completion import (
     completion,
     finished_by,
     outliving,
+    started_after,
 )
 from pathways_workload.triage.evidence import (
     HEAD_LOGS,
@@ -255,11 +256,12 @@ def _failures(
     evidence, node_events = rules.went_on_after(evidence, last)
     evidence, outlived = rules.outlived(evidence)
     survived = sorted([*warnings, *node_events, *outlived], key=Evidence.order)
-    failures = before_completion(rules.split_failures(evidence, recoveries), completed)
+    started = started_after(completed, events, found.entries(found.startup))
+    failures = before_completion(rules.split_failures(evidence, recoveries), completed, started)
     if completed is None:
         found_hang = _hang(found, request, failures)
     else:
-        found_hang = _hang_after(found, failures, completed)
+        found_hang = _hang_after(found, failures, completed, started)
     return sorted([*failures, *found_hang], key=lambda f: f.cause.order()), survived
 
 
@@ -300,18 +302,22 @@ def _stopped_steps(failure: rules.Failure, step_ns: int) -> bool:
 
 
 def _hang_after(
-    found: TriageResults, failures: Sequence[rules.Failure], completed: Entry
+    found: TriageResults,
+    failures: Sequence[rules.Failure],
+    completed: Entry,
+    started: frozenset[str],
 ) -> list[rules.Failure]:
     """A hang of the pods that outlive the object that completed (a headless JobSet its client
-    Job leaves running, in its latest restart attempt): a component of theirs that logged on
-    past the completion, then went quiet while the workload logged on, not on an error."""
+    Job leaves running, in its latest restart attempt; pods `started` after it), when none
+    failed since: a component of theirs that logged on past the completion, then went quiet
+    while the workload logged on, not on an error."""
+    done_ns = finished_by(completed) or 0
     last = found.latest_lines()
-    alive = outliving(last, completed)
-    if not alive:
+    alive = outliving(last, completed, started)
+    if not alive or any(failure.cause.effective_ns >= done_ns for failure in failures):
         return []
     attempt = attempt_of(max(alive, key=entry_time_ns))
     alive = [entry for entry in alive if attempt_of(entry) == attempt]
-    done_ns = finished_by(completed) or 0
     quiet = rules.stopped_after(alive, done_ns, max(map(entry_time_ns, last)))
     if not quiet:
         return []

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pathways_workload import filters, selectors
-from pathways_workload.describe import event_reason, involved_object, owner_of
+from pathways_workload.describe import event_reason, involved_object, owner_of, pod_of
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.target import Target
@@ -58,25 +58,49 @@ def completion(events: Sequence[Entry], request: Request) -> Entry | None:
     return min(done, key=entry_time_ns, default=None)
 
 
-def before_completion(failures: Sequence[Failure], completed: Entry | None) -> list[Failure]:
+def before_completion(
+    failures: Sequence[Failure], completed: Entry | None, started: frozenset[str] = frozenset()
+) -> list[Failure]:
     """The failures that began before the workload completed, or later in the pods of another
-    object than the one that completed (a headless JobSet that outlives its client Job): the
-    rest are its teardown. An event's time is in whole seconds, so the teardown begins at the
-    completion's second."""
+    object than the one that completed (a headless JobSet that outlives its client Job) or in
+    pods `started` after it (see `started_after`): the rest are its teardown. An event's time
+    is in whole seconds, so the teardown begins at the completion's second."""
     if completed is None:
         return list(failures)
     done_ns = entry_time_ns(completed) // SECOND_NS * SECOND_NS
     return [
         failure
         for failure in failures
-        if failure.cause.time_ns < done_ns or _elsewhere(failure.cause.entry, completed)
+        if failure.cause.time_ns < done_ns
+        or _elsewhere(failure.cause.entry, completed)
+        or failure.cause.pod in started
     ]
 
 
-def outliving(entries: Sequence[Entry], completed: Entry) -> list[Entry]:
+def started_after(
+    completed: Entry | None, events: Sequence[Entry], startup: Sequence[Entry]
+) -> frozenset[str]:
+    """The pods that started after the workload completed (the object made again under its
+    name): scheduled (`Scheduled` among `events`), or logging start-up lines (`startup`),
+    after the completion's second. A finished run's teardown starts no pod."""
+    done_ns = finished_by(completed)
+    if done_ns is None:
+        return frozenset()
+    scheduled = [e for e in events if event_reason(e) == "Scheduled"]
+    return frozenset(
+        pod
+        for entry in [*scheduled, *startup]
+        if entry_time_ns(entry) >= done_ns and (pod := pod_of(entry)) is not None
+    )
+
+
+def outliving(
+    entries: Sequence[Entry], completed: Entry, started: frozenset[str] = frozenset()
+) -> list[Entry]:
     """The entries from the pods of another object than the one that completed (a headless
-    JobSet beside its client Job): they run on after the completion."""
-    return [entry for entry in entries if _elsewhere(entry, completed)]
+    JobSet beside its client Job), or from pods `started` after it: they run on after the
+    completion."""
+    return [e for e in entries if _elsewhere(e, completed) or pod_of(e) in started]
 
 
 def _elsewhere(entry: Entry, completed: Entry) -> bool:
