@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from pathways_workload.actions import tally
+from pathways_workload.lql import compile_filter
 from pathways_workload.registry import ACTIONS
 from pathways_workload.reports import EntryReport
 from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
@@ -759,3 +760,23 @@ def test_a_crash_of_a_run_made_again_after_the_workload_completed_is_a_failure(
     assert report["completed"]["timestamp"] == expected("finished-run")["completed"]["timestamp"]
     assert report["root_cause"]["timestamp"] == "2026-11-27T07:08:00Z"
     assert report["root_cause"]["pod"] == worker["resource"]["labels"]["pod_name"]
+
+
+def test_print_mode_shows_how_the_crash_sweep_reads_whether_the_run_completed() -> None:
+    """Print mode cannot know whether the sweep will show SIGTERM lines: it prints the query of
+    the workload's completion event commented out (that query finds that event and nothing
+    else), or, for pods named by a prefix, how to name the object that owns them."""
+    target = expected("finished-run")["target"]
+    where = [f"--{flag}={target[flag]}" for flag in ("project", "cluster_name", "location")]
+    window = [f"--start_time={target['start_time']}", f"--end_time={target['end_time']}"]
+    code, out, err = run_cli(*where, *window, "--jobset_name=gemma-sft", "--action=errors")
+    assert code == 0, err
+    note = out[out.index("# then, if the sweep above prints SIGTERM lines") :]
+    command = "\n".join(line.removeprefix("# ") for line in note.splitlines()[2:])
+    text = command[command.index("read '") + len("read '") : command.index("' --project")]
+    entries = json.loads((INCIDENTS / "finished-run.json").read_text())
+    found = [e["timestamp"] for e in entries if compile_filter(text).matches(e)]
+    assert found == [expected("finished-run")["completed"]["timestamp"]]
+    code, out, err = run_cli(*where, *window, "--pod_prefix=gemma-sft-", "--action=errors")
+    assert code == 0, err
+    assert "name the JobSet or Job that owns" in out

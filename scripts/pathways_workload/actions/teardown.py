@@ -61,8 +61,9 @@ COMPLETION_NOTE = PrintNote(
         )
         if completion_events(request.target)
         else (
-            "then, if the sweep above prints SIGTERM lines: --action=pod-events shows whether",
-            "the workload completed before them, in which case they are its teardown",
+            "then, if the sweep above prints SIGTERM lines: name the JobSet or Job that owns",
+            "the pods (--jobset_name, --job_name; --action=pods lists each pod's owner) to",
+            "read whether it completed before them, in which case they are its teardown",
         )
     ),
     _example,
