@@ -780,3 +780,49 @@ def test_print_mode_shows_how_the_crash_sweep_reads_whether_the_run_completed() 
     code, out, err = run_cli(*where, *window, "--pod_prefix=gemma-sft-", "--action=errors")
     assert code == 0, err
     assert "name the JobSet or Job that owns" in out
+
+
+def test_a_hang_after_a_client_job_completed_is_found_in_any_group_of_a_leaderworkerset(
+    tmp_path: Path,
+) -> None:
+    """A client Job beside a LeaderWorkerSet completes; later a worker of group 1 goes quiet
+    while group 0 logs on: it is a hang, though group 0 logged the newest line."""
+    entries = json.loads((INCIDENTS / "gcs-lifecycle-prefix-limit.json").read_text())
+    done = {
+        "insertId": "client-completed",
+        "jsonPayload": {
+            "kind": "Event",
+            "involvedObject": {"kind": "Job", "name": "lws-client", "namespace": "default"},
+            "reason": "Completed",
+            "message": "Job completed",
+            "type": "Normal",
+        },
+        "logName": "projects/pw-demo/logs/events",
+        "resource": {
+            "type": "k8s_cluster",
+            "labels": {
+                "project_id": "pw-demo",
+                "location": "us-east5",
+                "cluster_name": "pw-cluster",
+            },
+        },
+        "severity": "INFO",
+        "timestamp": "2026-11-22T07:32:00Z",
+    }
+
+    def silenced(entry: dict[str, Any]) -> bool:
+        labels = entry["resource"]["labels"]
+        late = entry["timestamp"] > "2026-11-22T07:45:00Z"
+        quiet = labels.get("pod_name") == "jetstream-pw-1-1"
+        return late and quiet and labels.get("container_name") is not None
+
+    export = tmp_path / "lws.json"
+    export.write_text(json.dumps([*[e for e in entries if not silenced(e)], done]))
+    args = [a for a in target_args("gcs-lifecycle-prefix-limit") if not a.startswith("--logs")]
+    more = ("--workload=job:lws-client", "--action=triage", "--format=json")
+    code, out, err = run_cli(f"--logs_file={export}", *args, *more)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["completed"]["timestamp"] == "2026-11-22T07:32:00Z"
+    hangs = [f["pod"] for f in report["failures"] if f["source"] == "hang"]
+    assert hangs == ["jetstream-pw-1-1"]

@@ -38,6 +38,7 @@ from pathways_workload.triage.evidence import (
     attempt_of,
     classify,
     peer_logs,
+    restart_attempt,
     symptom_of,
     with_tracebacks,
 )
@@ -316,8 +317,8 @@ def _hang_after(
     alive = outliving(last, completed, started)
     if not alive or any(failure.cause.effective_ns >= done_ns for failure in failures):
         return []
-    attempt = attempt_of(max(alive, key=entry_time_ns))
-    alive = [entry for entry in alive if attempt_of(entry) == attempt]
+    attempt = restart_attempt(max(alive, key=entry_time_ns))  # every LWS group, though
+    alive = [entry for entry in alive if restart_attempt(entry) == attempt]
     quiet = rules.stopped_after(alive, done_ns, max(map(entry_time_ns, last)))
     if not quiet:
         return []
