@@ -25,10 +25,20 @@ MOST_EVENTS = 10
 def completion_fetches(request: Request, found: Sequence[Entry]) -> list[Fetch]:
     """The completion events of the workload's JobSets and Jobs, when `found` has SIGTERM
     lines; none otherwise."""
-    events = completion_events(request.target)
-    if not events or not any(TEARDOWN in message(entry) for entry in found):
+    if not any(TEARDOWN in message(entry) for entry in found):
         return []
-    return [fetch(request, COMPLETION, PURPOSE, events, limit=MOST_EVENTS, order="asc")]
+    wanted = _completion_fetch(request)
+    return [wanted] if wanted else []
+
+
+def _completion_fetch(request: Request) -> Fetch | None:
+    """The read of the workload's completion events, or None when it has no JobSet or Job."""
+    events = completion_events(request.target)
+    return (
+        fetch(request, COMPLETION, PURPOSE, events, limit=MOST_EVENTS, order="asc")
+        if events
+        else None
+    )
 
 
 def completion_notes(request: Request, results: Results) -> list[str]:
@@ -41,15 +51,6 @@ def completion_notes(request: Request, results: Results) -> list[str]:
         "its pods from then on are its teardown, not a failure (--action=triage reads the "
         "whole run)"
     ]
-
-
-def _example(request: Request) -> Fetch | None:
-    events = completion_events(request.target)
-    return (
-        fetch(request, COMPLETION, PURPOSE, events, limit=MOST_EVENTS, order="asc")
-        if events
-        else None
-    )
 
 
 # Print mode: how to tell a finished run's teardown from a crash's cascade.
@@ -66,7 +67,7 @@ COMPLETION_NOTE = PrintNote(
             "read whether it completed before them, in which case they are its teardown",
         )
     ),
-    _example,
+    _completion_fetch,
 )
 
 
