@@ -826,3 +826,29 @@ def test_a_hang_after_a_client_job_completed_is_found_in_any_group_of_a_leaderwo
     assert report["completed"]["timestamp"] == "2026-11-22T07:32:00Z"
     hangs = [f["pod"] for f in report["failures"] if f["source"] == "hang"]
     assert hangs == ["jetstream-pw-1-1"]
+
+
+@pytest.mark.parametrize("prefix", ["gemma-sft-worker", "gemma-sft-"])
+def test_pods_named_by_a_prefix_know_their_jobset_completed(prefix: str) -> None:
+    """Pods named by a prefix carry their JobSet's name in their labels: its completion event
+    makes their SIGTERM lines and Killing events its teardown, not a root cause (the crash of
+    another JobSet the prefix matches, before it, still is one)."""
+    args = [a for a in target_args("finished-run") if not a.startswith("--workload")]
+    code, out, err = run_cli(*args, f"--pod_prefix={prefix}", "--action=triage", "--format=json")
+    assert code == 0, err
+    report = json.loads(out)
+    done = expected("finished-run")["completed"]
+    assert report["completed"]["timestamp"] == done["timestamp"]
+    causes = [f["timestamp"] for f in report["failures"]]
+    assert all(cause < done["timestamp"] for cause in causes)
+    assert bool(causes) == (prefix == "gemma-sft-")
+
+
+def test_the_longest_pod_prefix_still_fits_the_filter_of_its_owners_completions() -> None:
+    """A JobSet's or Job's name is at most 63 characters (a label value): the names a long
+    prefix could start with are that many at most, so the events filter stays in the limit."""
+    target = expected("finished-run")["target"]
+    where = [f"--{flag}={target[flag]}" for flag in ("project", "cluster_name", "location")]
+    code, out, err = run_cli(*where, f"--pod_prefix={'a' * 253}", "--action=triage")
+    assert code == 0, err
+    assert '"' + "a" * 63 + '"' in out and '"' + "a" * 64 + '"' not in out

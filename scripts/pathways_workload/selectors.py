@@ -137,6 +137,42 @@ def _object_selector(target: Target) -> str:
     )
 
 
+# A JobSet's or Job's name is a label value of its pods (`jobset-name`, `job-name`): at most
+# 63 characters (Kubernetes' label value limit).
+NAME_MAX = 63
+
+
+def owner_completions(target: Target) -> str:
+    """For pods named by a prefix, the events saying a JobSet or Job that may own them
+    succeeded (one named by a start of the prefix, or starting with it), or ""."""
+    prefixes = [workload.name for workload in target.workloads if workload.kind == "pod"]
+    if not prefixes:
+        return ""
+    name = "jsonPayload.involvedObject.name"
+    names = [
+        clause
+        for prefix in prefixes
+        for clause in (
+            f'{name}=~"^{filters.regex_literal(prefix)}"',
+            filters.one_of(name, [prefix[:end] for end in range(1, len(prefix[:NAME_MAX]) + 1)]),
+        )
+    ]
+    said = [
+        f"({filters.equals('jsonPayload.involvedObject.kind', kind)} AND "
+        f"{filters.equals('jsonPayload.reason', reason)})"
+        for kind, reason in terms.COMPLETIONS.values()
+    ]
+    return filters.all_of(
+        [
+            filters.log_id("events"),
+            cluster_scope("k8s_cluster", target, namespaced=False),
+            filters.equals("jsonPayload.involvedObject.namespace", target.namespace),
+            filters.any_of(said),
+            filters.any_of(names),
+        ]
+    )
+
+
 def pod_events(target: Target) -> str:
     """Kubernetes events of the workload's pods."""
     return filters.all_of([filters.log_id("events"), _pod_selector(target)])

@@ -1179,6 +1179,12 @@ NODE_PRESSURE_REASONS = texts(NODE_PRESSURE_REASON_CATALOGUE)
 # The node events of memory running out: the OOM kills and the kubelet's node pressure.
 NODE_MEMORY_REASONS = NODE_OOM_REASONS + NODE_PRESSURE_REASONS
 
+# For each kind of workload, the object and event reason that say it succeeded: the JobSet
+# controller's AllJobsCompleted ("jobset completed successfully", kubernetes-sigs/jobset
+# pkg/constants/constants.go) and the Job controller's Completed ("Job completed",
+# kubernetes/kubernetes pkg/controller/job/job_controller.go), both Normal events.
+COMPLETIONS = {"jobset": ("JobSet", "AllJobsCompleted"), "job": ("Job", "Completed")}
+
 KERNEL_OOM_LINE = (
     "[337533.314412] Memory cgroup out of memory: Killed process 23793 (leaker) "
     "total-vm:2623712kB, anon-rss:506500kB, file-rss:1268kB, shmem-rss:0kB"

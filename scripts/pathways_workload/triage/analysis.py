@@ -12,6 +12,7 @@ from pathways_workload.describe import (
     involved_object,
     message,
     node_of,
+    owner_of,
     pod_of,
     where,
 )
@@ -478,7 +479,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     """The report's findings (everything but the checks)."""
     events = _own_events(found, request)
     nodes = {*nodes_in(events), *nodes_from(found.crashes + found.startup + found.latest)}
-    completed = completion(events, request)
+    completed = completion(events, request, _pod_owners(found, request))
     failures, survived = _failures(found, nodes, events, request, completed)
     chosen = rules.pick(failures, request.issue_ns)
     quiet = _quiet_host(found, chosen) if chosen else None
@@ -520,6 +521,13 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
             quiet,
         ),
     }
+
+
+def _pod_owners(found: TriageResults, request: Request) -> set[tuple[str, str]]:
+    """For pods named by a prefix, the objects their labels say made them (kind, name)."""
+    if not any(workload.kind == "pod" for workload in request.target.workloads):
+        return set()
+    return {owner for entry in found.container_lines() if (owner := owner_of(entry))}
 
 
 def _early(root: dict[str, Any], chosen: rules.Failure, request: Request) -> list[str]:

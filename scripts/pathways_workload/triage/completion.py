@@ -6,20 +6,16 @@ running idles on, and can still fail or hang.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from pathways_workload import filters, selectors
 from pathways_workload.describe import event_reason, involved_object, owner_of, pod_of
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.target import Target
+from pathways_workload.terms import COMPLETIONS
 from pathways_workload.triage.rules import Failure
 
-# For each kind of workload, the object and event reason that say it succeeded: the JobSet
-# controller's AllJobsCompleted ("jobset completed successfully", kubernetes-sigs/jobset
-# pkg/constants/constants.go) and the Job controller's Completed ("Job completed",
-# kubernetes/kubernetes pkg/controller/job/job_controller.go), both Normal events.
-COMPLETIONS = {"jobset": ("JobSet", "AllJobsCompleted"), "job": ("Job", "Completed")}
 # The object each kind of workload is, as an event names it.
 _OBJECTS = {kind: object_kind for kind, (object_kind, _) in COMPLETIONS.items()}
 SECOND_NS = 10**9
@@ -42,13 +38,13 @@ def completion_events(target: Target) -> str:
     return filters.all_of([selectors.object_events(target), filters.any_of(said)]) if said else ""
 
 
-def completion(events: Sequence[Entry], request: Request) -> Entry | None:
-    """The earliest event saying one of the workloads succeeded, if any."""
-    wanted = {
-        (*COMPLETIONS[workload.kind], workload.name)
-        for workload in request.target.workloads
-        if workload.kind in COMPLETIONS
-    }
+def completion(
+    events: Sequence[Entry], request: Request, owners: Iterable[tuple[str, str]] = ()
+) -> Entry | None:
+    """The earliest event saying one of the workloads succeeded, or one of the `owners`
+    (kind, name) of pods named by a prefix, if any."""
+    named = [(workload.kind, workload.name) for workload in request.target.workloads]
+    wanted = {(*COMPLETIONS[kind], name) for kind, name in [*named, *owners] if kind in COMPLETIONS}
     done = [
         entry
         for entry in events

@@ -114,7 +114,11 @@ def startup_fetches(request: Request) -> list[Fetch]:
 
 
 def events_fetch(request: Request) -> Fetch:
-    events = selectors.workload_events(request.target)
+    """The workload's events (for pods named by a prefix, with their owners' completions)."""
+    target = request.target
+    events = filters.any_of(
+        [selectors.workload_events(target), selectors.owner_completions(target)]
+    )
     purpose = "Kubernetes events of the workload's pods, Jobs and JobSet/LWS"
     return fetch(request, EVENTS, purpose, events, limit=request.options.fetch_limit, order="asc")
 
