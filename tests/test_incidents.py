@@ -764,22 +764,24 @@ def test_a_crash_of_a_run_made_again_after_the_workload_completed_is_a_failure(
 
 def test_print_mode_shows_how_the_crash_sweep_reads_whether_the_run_completed() -> None:
     """Print mode cannot know whether the sweep will show SIGTERM lines: it prints the query of
-    the workload's completion event commented out (that query finds that event and nothing
-    else), or, for pods named by a prefix, how to name the object that owns them."""
+    the workload's completion event commented out (for a JobSet, and for pods named by a
+    prefix, that query finds that event and nothing else), or, for a LeaderWorkerSet, which
+    never completes, what to name instead."""
     target = expected("finished-run")["target"]
     where = [f"--{flag}={target[flag]}" for flag in ("project", "cluster_name", "location")]
     window = [f"--start_time={target['start_time']}", f"--end_time={target['end_time']}"]
-    code, out, err = run_cli(*where, *window, "--jobset_name=gemma-sft", "--action=errors")
-    assert code == 0, err
-    note = out[out.index("# then, if the sweep above prints SIGTERM lines") :]
-    command = "\n".join(line.removeprefix("# ") for line in note.splitlines()[2:])
-    text = command[command.index("read '") + len("read '") : command.index("' --project")]
     entries = json.loads((INCIDENTS / "finished-run.json").read_text())
-    found = [e["timestamp"] for e in entries if compile_filter(text).matches(e)]
-    assert found == [expected("finished-run")["completed"]["timestamp"]]
-    code, out, err = run_cli(*where, *window, "--pod_prefix=gemma-sft-", "--action=errors")
+    for workload in ("--jobset_name=gemma-sft", "--pod_prefix=gemma-sft-worker"):
+        code, out, err = run_cli(*where, *window, workload, "--action=errors")
+        assert code == 0, err
+        note = out[out.index("# then, if the sweep above prints SIGTERM lines") :]
+        command = "\n".join(line.removeprefix("# ") for line in note.splitlines()[2:])
+        text = command[command.index("read '") + len("read '") : command.index("' --project")]
+        found = [e["timestamp"] for e in entries if compile_filter(text).matches(e)]
+        assert found == [expected("finished-run")["completed"]["timestamp"]]
+    code, out, err = run_cli(*where, *window, "--lws_name=jetstream-pw", "--action=errors")
     assert code == 0, err
-    assert "name the JobSet or Job that owns" in out
+    assert "a LeaderWorkerSet never completes" in out
 
 
 def test_a_hang_after_a_client_job_completed_is_found_in_any_group_of_a_leaderworkerset(
@@ -852,3 +854,15 @@ def test_the_longest_pod_prefix_still_fits_the_filter_of_its_owners_completions(
     code, out, err = run_cli(*where, f"--pod_prefix={'a' * 253}", "--action=triage")
     assert code == 0, err
     assert '"' + "a" * 63 + '"' in out and '"' + "a" * 64 + '"' not in out
+
+
+def test_the_crash_sweep_of_pods_named_by_a_prefix_says_their_jobset_completed() -> None:
+    """Pods named by a prefix carry their JobSet's name in their labels: the sweep's note names
+    that JobSet's completion."""
+    args = [a for a in target_args("finished-run") if not a.startswith("--workload")]
+    code, out, err = run_cli(*args, "--pod_prefix=gemma-sft-worker", "--action=errors")
+    assert code == 0, err
+    assert "SIGTERM" in out
+    (note,) = [line for line in err.splitlines() if line.startswith("note: completed at ")]
+    assert expected("finished-run")["completed"]["timestamp"] in note
+    assert "(JobSet/gemma-sft)" in note

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pathways_workload import selectors
 from pathways_workload.actions.common import fetch
-from pathways_workload.describe import message
+from pathways_workload.describe import message, owner_of
 from pathways_workload.plan import PrintNote, Results, Stage
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, Fetch
@@ -32,8 +33,10 @@ def completion_fetches(request: Request, found: Sequence[Entry]) -> list[Fetch]:
 
 
 def _completion_fetch(request: Request) -> Fetch | None:
-    """The read of the workload's completion events, or None when it has no JobSet or Job."""
-    events = completion_events(request.target)
+    """The read of the workload's completion events (for pods named by a prefix, those of the
+    JobSets and Jobs that may own them), or None when it can have none."""
+    target = request.target
+    events = completion_events(target) or selectors.owner_completions(target)
     return (
         fetch(request, COMPLETION, PURPOSE, events, limit=MOST_EVENTS, order="asc")
         if events
@@ -43,7 +46,11 @@ def _completion_fetch(request: Request) -> Fetch | None:
 
 def completion_notes(request: Request, results: Results) -> list[str]:
     """A note naming the event that says the workload completed, if one was read."""
-    done = completion(results.entries(COMPLETION), request)
+    shown = [
+        entry for result in results if result.fetch.name != COMPLETION for entry in result.entries
+    ]
+    owners = {owner for entry in shown if (owner := owner_of(entry))}
+    done = completion(results.entries(COMPLETION), request, owners)
     if done is None:
         return []
     return [
@@ -60,11 +67,11 @@ COMPLETION_NOTE = PrintNote(
             "then, if the sweep above prints SIGTERM lines (as a run with --execute checks):",
             "whether the workload completed before them, in which case they are its teardown:",
         )
-        if completion_events(request.target)
+        if _completion_fetch(request)
         else (
-            "then, if the sweep above prints SIGTERM lines: name the JobSet or Job that owns",
-            "the pods (--jobset_name, --job_name; --action=pods lists each pod's owner) to",
-            "read whether it completed before them, in which case they are its teardown",
+            "then, if the sweep above prints SIGTERM lines: a LeaderWorkerSet never completes;",
+            "if a JobSet or Job owns the pods, name it (--jobset_name, --job_name) to read",
+            "whether it completed before them, in which case they are its teardown",
         )
     ),
     _completion_fetch,
