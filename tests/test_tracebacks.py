@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pathways_workload import tracebacks
-from pathways_workload.describe import without_launcher_prefix
+from pathways_workload.describe import bare_text
 from tests.helpers import container_entry, run_cli
 from tests.test_incidents import NAMES, target_args
 
@@ -46,7 +46,7 @@ def test_the_exception_line_is_found_by_its_shape_not_its_position() -> None:
     header["insertId"] = "aaa-0"
     built = tracebacks.assemble(header, entries)
     assert built.exception is not None
-    assert without_launcher_prefix(built.exception["textPayload"]).startswith("ValueError: mesh")
+    assert bare_text(built.exception["textPayload"]).startswith("ValueError: mesh")
 
 
 def test_lines_sharing_the_header_time_are_read_whatever_their_insert_ids() -> None:

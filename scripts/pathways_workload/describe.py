@@ -154,14 +154,23 @@ _LAUNCHER_PREFIX_RE = re.compile(
 )
 
 
-def without_launcher_prefix(text: str) -> str:
-    """The text as the process wrote it, before a launcher prefixed each of its lines."""
+# Terminal control sequences (ECMA-48 CSI: `ESC [`, parameters, a final byte), such as the
+# colour codes a logger writes when it thinks its output is a terminal (`\x1b[31m`).
+_TERMINAL_CODE_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+def bare_text(text: str) -> str:
+    """The text as the process meant it: without its colour codes, and before a launcher
+    prefixed each of its lines."""
+    if "\x1b" in text:
+        text = _TERMINAL_CODE_RE.sub("", text)
     return _LAUNCHER_PREFIX_RE.sub("", text)
 
 
 def bare_message(entry: Entry) -> str:
-    """The message without a launcher prefix: what signatures are matched against."""
-    return without_launcher_prefix(message(entry))
+    """The message without colour codes or a launcher prefix: what signatures are matched
+    against."""
+    return bare_text(message(entry))
 
 
 def involved_object(entry: Entry) -> tuple[str, str] | None:

@@ -15,7 +15,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from pathways_workload.describe import container_of, message, pod_of, without_launcher_prefix
+from pathways_workload.describe import bare_text, container_of, message, pod_of
 from pathways_workload.shaping import identity
 from pathways_workload.sources.base import Entry, entry_time_ns, sort_key
 
@@ -34,11 +34,11 @@ _EXCEPTION_RE = re.compile(
 
 def is_header(entry: Entry) -> bool:
     """A traceback's header line, whatever prefix a launcher or logger put before it."""
-    return message(entry).strip().endswith(HEADER)
+    return bare_text(message(entry)).strip().endswith(HEADER)
 
 
 def is_exception_line(text: str) -> bool:
-    line = without_launcher_prefix(text.rstrip())
+    line = bare_text(text.rstrip())
     return not line[:1].isspace() and _EXCEPTION_RE.match(line) is not None
 
 
@@ -51,7 +51,7 @@ class Traceback:
     exception: Entry | None
 
     def text(self) -> list[str]:
-        return [without_launcher_prefix(message(entry)) for entry in self.lines]
+        return [bare_text(message(entry)) for entry in self.lines]
 
 
 def _same_stream(entry: Entry, header: Entry) -> bool:
@@ -86,7 +86,7 @@ def assemble(header: Entry, candidates: Sequence[Entry]) -> Traceback:
 
 def _is_frame(entry: Entry) -> bool:
     """A traceback's own line: a frame, its source, or a chaining line."""
-    line = without_launcher_prefix(message(entry))
+    line = bare_text(message(entry))
     return line[:1].isspace() or line.startswith(CHAINING) or line.strip() == HEADER
 
 
@@ -109,11 +109,11 @@ def _exceptions(lines: Sequence[str]) -> list[str]:
 
 def is_whole(text: str) -> bool:
     """A whole traceback in one message: its header, then the exception that ended it."""
-    return bool(_exceptions([without_launcher_prefix(line) for line in text.splitlines()]))
+    return bool(_exceptions([bare_text(line) for line in text.splitlines()]))
 
 
 def headline(text: str) -> str:
     """A message's telling line: its exception, when it is a whole traceback; else its first."""
-    lines = [without_launcher_prefix(line) for line in text.splitlines()]
+    lines = [bare_text(line) for line in text.splitlines()]
     ends = _exceptions(lines)
     return ends[-1] if ends else (lines[0] if lines else "")
