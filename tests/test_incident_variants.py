@@ -47,3 +47,25 @@ def test_colour_codes_change_no_root_cause(name: str, tmp_path: Path) -> None:
     signature: a coloured traceback still ends with its exception, which is the cause."""
     report = _triage(name, tmp_path, _coloured)
     _same_failure(report["root_cause"], expected(name)["root_cause"])
+
+
+def _milliseconds(timestamp: str) -> str:
+    whole, _, fraction = timestamp.removesuffix("Z").partition(".")
+    return f"{whole}.{fraction[:3].ljust(3, '0')}Z"
+
+
+def _in_milliseconds(entry: Entry) -> None:
+    """Timestamps as a logger that keeps milliseconds writes them: lines a few microseconds
+    apart now share an instant, and their insertIds (random) decide nothing."""
+    for key in ("timestamp", "receiveTimestamp"):
+        entry[key] = _milliseconds(entry[key])
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if expected(n)["root_cause"]])
+def test_lines_sharing_a_millisecond_keep_the_root_cause(name: str, tmp_path: Path) -> None:
+    """A fatal check's stack-trace banner logged in the same millisecond as the check (and
+    the error it checked) is not the cause; nor, so, is a crash loop's later attempt."""
+    planted = dict(expected(name)["root_cause"])
+    planted["timestamp"] = _milliseconds(planted["timestamp"])
+    report = _triage(name, tmp_path, _in_milliseconds)
+    _same_failure(report["root_cause"], planted)

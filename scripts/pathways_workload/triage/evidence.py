@@ -517,6 +517,11 @@ READY_LINES = (
 )
 # Python's default logging layout, `LEVEL:logger:message`: routine levels even when GKE
 # marked the line ERROR because it went to stderr.
+# The banners absl prints after a fatal line, as it dumps the stack: `*** Check failure stack
+# trace: ***` after a failed CHECK (abseil-cpp absl/log/internal/log_message.cc), and the
+# failure-signal handler's `*** SIGABRT received at time=... ***` or `... by PID 1 (TID 1) on cpu
+# 80 from PID 0; stack trace: ***` (terms.py cites both).
+_FATAL_BANNER_RE = re.compile(r"\*\*\* (?:Check failure stack trace: |SIG[A-Z]+ received )")
 _PYTHON_ROUTINE_RE = re.compile(r"^(?:DEBUG|INFO):[\w.]+:")
 # Python's `warnings` module: `path.py:LINE: CategoryWarning: message` (a notice, not an error).
 _PYTHON_WARNING_RE = re.compile(r"^\S+\.py:\d+: (?:\w+\.)*[A-Z]\w*Warning: ")
@@ -644,14 +649,21 @@ class Evidence:
         """A text-log line with no time of its own (it took a nearby line's)."""
         return entry_labels(self.entry).get(labels.TIME_GUESSED) == "guessed"
 
-    def order(self) -> tuple[bool, int, int, tuple[int, str]]:
+    def order(self) -> tuple[bool, int, int, int, tuple[int, str]]:
         """Earliest first; a line whose time is a guess after every line with its own."""
         return self._order
 
     @functools.cached_property
-    def _order(self) -> tuple[bool, int, int, tuple[int, str]]:
+    def _order(self) -> tuple[bool, int, int, int, tuple[int, str]]:
         rank = {"serial-console": 0, "audit": 0, "node-event": 1}.get(self.source, 2)
-        return self.time_guessed, self.effective_ns, rank, sort_key(self.entry)
+        return self.time_guessed, self.effective_ns, rank, self._tie_rank(), sort_key(self.entry)
+
+    def _tie_rank(self) -> int:
+        """Among lines of one instant, whose order neither the clock nor the insertIds (random)
+        tell: one that names a known failure first, a fatal line's stack-trace banner last."""
+        if self.scenario is not None:
+            return 0
+        return 2 if _FATAL_BANNER_RE.match(bare_message(self.entry).strip()) else 1
 
 
 def restart_attempt(entry: Entry) -> str | None:
