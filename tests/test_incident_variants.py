@@ -19,11 +19,21 @@ from tests.test_incidents import INCIDENTS, NAMES, _same_failure, expected, targ
 Entry = dict[str, Any]
 
 
+def _entries(name: str) -> list[Entry]:
+    entries: list[Entry] = json.loads((INCIDENTS / f"{name}.json").read_text())
+    return entries
+
+
 def _triage(name: str, tmp_path: Path, change: Callable[[Entry], None]) -> dict[str, Any]:
     """Triage's JSON report of a bundled incident with `change` applied to every entry."""
-    entries = json.loads((INCIDENTS / f"{name}.json").read_text())
+    entries = _entries(name)
     for entry in entries:
         change(entry)
+    return _replay(name, tmp_path, entries)
+
+
+def _replay(name: str, tmp_path: Path, entries: list[Entry]) -> dict[str, Any]:
+    """Triage's JSON report of `entries` with the coordinates of a bundled incident."""
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(entries))
     args = target_args(name, by_issue_time=True)[1:]
@@ -69,3 +79,31 @@ def test_lines_sharing_a_millisecond_keep_the_root_cause(name: str, tmp_path: Pa
     planted["timestamp"] = _milliseconds(planted["timestamp"])
     report = _triage(name, tmp_path, _in_milliseconds)
     _same_failure(report["root_cause"], planted)
+
+
+def _killing(scheduled: Entry, when: str) -> Entry:
+    """The kubelet's `Killing` event of the pod a `Scheduled` event placed (kubernetes
+    pkg/kubelet/events/event.go), as when the JobSet is deleted or restarted."""
+    event = json.loads(json.dumps(scheduled))
+    event["jsonPayload"].update(
+        reason="Killing",
+        message="Stopping container pathways-worker",
+        source={"component": "kubelet"},
+        lastTimestamp=when,
+    )
+    event.update(timestamp=when, receiveTimestamp=when, insertId=f"kill-{event['insertId']}")
+    return event
+
+
+def test_a_hang_stopped_from_outside_is_still_the_hang(tmp_path: Path) -> None:
+    """A run that hung until someone deleted it (or its JobSet restarted it): the pods'
+    `Killing` events at the end are the hang's aftermath, not a failure known only
+    downstream, and the worker that went quiet first is still the lead."""
+    entries = _entries("silent-hang")
+    scheduled = [e for e in entries if e.get("jsonPayload", {}).get("reason") == "Scheduled"]
+    entries += [_killing(event, "2026-11-25T14:59:30Z") for event in scheduled]
+    report = _replay("silent-hang", tmp_path, entries)
+    planted = expected("silent-hang")
+    _same_failure(report["root_cause"], planted["root_cause"])
+    assert report["lead_host"]["pod"] == planted["root_cause"]["pod"]
+    assert len(report["failures"]) == 1

@@ -261,10 +261,12 @@ def _failures(
     started = started_after(completed, events, found.entries(found.startup))
     failures = before_completion(rules.split_failures(evidence, recoveries), completed, started)
     if completed is None:
-        found_hang = _hang(found, request, failures)
+        hangs = _hang(found, request, failures)
     else:
-        found_hang = _hang_after(found, failures, completed, started)
-    return sorted([*failures, *found_hang], key=lambda f: f.cause.order()), survived
+        hangs = _hang_after(found, failures, completed, started)
+    for hang in hangs:
+        failures = rules.with_hang(failures, hang)
+    return sorted(failures, key=lambda f: f.cause.order()), survived
 
 
 def _hang(
@@ -272,11 +274,15 @@ def _hang(
 ) -> list[rules.Failure]:
     """A hang if something went quiet: with no error at all, or after errors the run stepped
     on from (a restart that resumed), in the attempt of the last step; or before errors
-    that cannot have stopped its steps (see `_stopped_steps`)."""
+    that cannot have stopped its steps (see `_stopped_steps`). Kubernetes events alone after
+    the last step (the hung run deleted or restarted) rule out no hang."""
     last, clients = found.latest_lines(), found.clients()
     if failures:
         step = _last_step(last, clients)
-        if step is None or any(_stopped_steps(f, entry_time_ns(step)) for f in failures):
+        if step is None or any(
+            _stopped_steps(f, entry_time_ns(step)) and not rules.stopped_from_outside(f)
+            for f in failures
+        ):
             return []
         last = [e for e in last if attempt_of(e) == attempt_of(step)]
     unseen = _unseen_hosts(found, request)

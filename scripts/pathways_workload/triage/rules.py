@@ -15,7 +15,8 @@
    is the root cause.
 6. With no error at all, or after errors the run stepped on from, the component
    that went quiet first is the cause of a hang; with no quiet component
-   either, the run was healthy.
+   either, the run was healthy. Kubernetes events alone after the last step (the
+   hung run deleted or restarted) are the hang's aftermath.
 7. A container's own errors in the minute after its SIGTERM are it shutting
    down: symptoms of whatever stopped it, never its cause.
 8. A warning no known failure explains, after which the user workload kept
@@ -411,6 +412,31 @@ def ended_on_error(last: Entry, due_ns: int, failures: Sequence[Failure]) -> boo
         return item.pod == pod and item.container == container and item.time_ns >= at
 
     return any(ended(item) for failure in failures for item in failure.evidence)
+
+
+def stopped_from_outside(failure: Failure) -> bool:
+    """A failure known only by Kubernetes events (its pods killed, its JobSet restarted or
+    failed), with no line of the workload's own: something outside stopped the run."""
+    return not failure.hang and all(
+        not item.decisive and item.source in ("pod-event", "cluster-event")
+        for item in failure.evidence
+    )
+
+
+def with_hang(failures: Sequence[Failure], hang: Failure) -> list[Failure]:
+    """The failures with a hang among them; what stopped the hung run from outside after it
+    (the pods' `Killing` events when it was deleted or restarted) is the hang's aftermath."""
+    after = [
+        f
+        for f in failures
+        if stopped_from_outside(f) and f.cause.effective_ns >= hang.cause.effective_ns
+    ]
+    tail = sorted((item for f in after for item in f.evidence), key=Evidence.order)
+    hang = dataclasses.replace(
+        hang, symptoms=[*hang.symptoms, *tail], evidence=[*hang.evidence, *tail]
+    )
+    folded = {id(f) for f in after}
+    return [*(f for f in failures if id(f) not in folded), hang]
 
 
 def hang_failure(entry: Entry, due_ns: int, others: Sequence[Entry] = ()) -> Failure:
