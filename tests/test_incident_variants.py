@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -106,4 +107,49 @@ def test_a_hang_stopped_from_outside_is_still_the_hang(tmp_path: Path) -> None:
     planted = expected("silent-hang")
     _same_failure(report["root_cause"], planted["root_cause"])
     assert report["lead_host"]["pod"] == planted["root_cause"]["pod"]
+    assert len(report["failures"]) == 1
+
+
+def _later(timestamp: str, seconds: int) -> str:
+    """An RFC 3339 UTC time `seconds` later, its fraction kept."""
+    whole, dot, fraction = timestamp.removesuffix("Z").partition(".")
+    moved = datetime.fromisoformat(whole) + timedelta(seconds=seconds)
+    return f"{moved.isoformat()}{dot}{fraction}Z"
+
+
+def _next_attempt(entry: Entry, seconds: int) -> Entry:
+    """A workload container line as the JobSet's next attempt logs it `seconds` later: in
+    a new pod (another name suffix) labelled with the next restart attempt."""
+    line = json.loads(json.dumps(entry))
+    pod = line["resource"]["labels"]["pod_name"]
+    line["resource"]["labels"]["pod_name"] = f"{pod[:-5]}{pod[-5:][::-1]}"
+    line["labels"]["k8s-pod/jobset_sigs_k8s_io/restart-attempt"] = "1"
+    for key in ("timestamp", "receiveTimestamp"):
+        line[key] = _later(line[key], seconds)
+    line["insertId"] = f"next-{line['insertId']}"
+    return line
+
+
+def test_a_hang_the_jobset_restarted_from_is_still_the_hang(tmp_path: Path) -> None:
+    """The hung run is restarted (its pods killed) and the next attempt trains on healthily:
+    the hang is still the failure of the window, not the `Killing` events."""
+    entries = _entries("silent-hang")
+    scheduled = [e for e in entries if e.get("jsonPayload", {}).get("reason") == "Scheduled"]
+    healthy = [
+        _next_attempt(e, 55 * 60)
+        for e in entries
+        if e["resource"]["type"] == "k8s_container"
+        and e["labels"].get("k8s-pod/jobset_sigs_k8s_io/jobset-name") == "dpo-train"
+        and "2026-11-25T14:05" <= e["timestamp"] < "2026-11-25T14:20"
+    ]
+    entries += [_killing(event, "2026-11-25T14:59:30Z") for event in scheduled] + healthy
+    path = tmp_path / "restarted.json"
+    path.write_text(json.dumps(entries))
+    coordinates = target_args("silent-hang")[1:5]  # the project, cluster and namespace
+    window = ("--start_time=2026-11-25T14:00:00Z", "--end_time=2026-11-25T15:20:00Z")
+    workload = ("--workload=jobset:dpo-train", "--action=triage", "--format=json")
+    code, out, err = run_cli(f"--logs_file={path}", *coordinates, *window, *workload)
+    assert code == 0, err
+    report = json.loads(out)
+    _same_failure(report["root_cause"], expected("silent-hang")["root_cause"])
     assert len(report["failures"]) == 1

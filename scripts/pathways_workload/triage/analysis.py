@@ -275,17 +275,36 @@ def _hang(
     """A hang if something went quiet: with no error at all, or after errors the run stepped
     on from (a restart that resumed), in the attempt of the last step; or before errors
     that cannot have stopped its steps (see `_stopped_steps`). Kubernetes events alone after
-    the last step (the hung run deleted or restarted) rule out no hang."""
+    the last step (the hung run deleted or restarted) rule out no hang, and the attempt they
+    stopped is looked at too."""
     last, clients = found.latest_lines(), found.clients()
-    if failures:
-        step = _last_step(last, clients)
-        if step is None or any(
-            _stopped_steps(f, entry_time_ns(step)) and not rules.stopped_from_outside(f)
-            for f in failures
-        ):
-            return []
-        last = [e for e in last if attempt_of(e) == attempt_of(step)]
     unseen = _unseen_hosts(found, request)
+    if not failures:
+        return _quiet_in(last, clients, unseen, request, failures)
+    step = _last_step(last, clients)
+    if step is None or any(
+        _stopped_steps(f, entry_time_ns(step)) and not rules.stopped_from_outside(f)
+        for f in failures
+    ):
+        return []
+    stopped = [f.attempt for f in failures if rules.stopped_from_outside(f)]
+    for attempt in dict.fromkeys([attempt_of(step), *stopped]):
+        lines = [e for e in last if attempt_of(e) == attempt]
+        silent = unseen if attempt == attempt_of(step) else []
+        hang = _quiet_in(lines, clients, silent, request, failures)
+        if hang:
+            return hang
+    return []
+
+
+def _quiet_in(
+    last: list[Entry],
+    clients: frozenset[str],
+    unseen: list[Entry],
+    request: Request,
+    failures: Sequence[rules.Failure],
+) -> list[rules.Failure]:
+    """The hang among `last` (the latest lines of one attempt, or of all), if one went quiet."""
     progress_end = _progress_end(last, clients)
     if progress_end is None and unseen:  # no step in the window: progress stopped by its start
         progress_end = request.window.start_ns

@@ -426,10 +426,13 @@ def stopped_from_outside(failure: Failure) -> bool:
 def with_hang(failures: Sequence[Failure], hang: Failure) -> list[Failure]:
     """The failures with a hang among them; what stopped the hung run from outside after it
     (the pods' `Killing` events when it was deleted or restarted) is the hang's aftermath."""
+    attempt = hang.cause.attempt
     after = [
         f
         for f in failures
-        if stopped_from_outside(f) and f.cause.effective_ns >= hang.cause.effective_ns
+        if stopped_from_outside(f)
+        and f.cause.effective_ns >= hang.cause.effective_ns
+        and (attempt is None or f.attempt == attempt)
     ]
     tail = sorted((item for f in after for item in f.evidence), key=Evidence.order)
     hang = dataclasses.replace(
