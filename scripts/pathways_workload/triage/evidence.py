@@ -515,13 +515,13 @@ READY_LINES = (
     "Detected Pathways-on-Cloud backend",
     "Sufficient slices active",
 )
-# Python's default logging layout, `LEVEL:logger:message`: routine levels even when GKE
-# marked the line ERROR because it went to stderr.
 # The banners absl prints after a fatal line, as it dumps the stack: `*** Check failure stack
 # trace: ***` after a failed CHECK (abseil-cpp absl/log/internal/log_message.cc), and the
 # failure-signal handler's `*** SIGABRT received at time=... ***` or `... by PID 1 (TID 1) on cpu
 # 80 from PID 0; stack trace: ***` (terms.py cites both).
 _FATAL_BANNER_RE = re.compile(r"\*\*\* (?:Check failure stack trace: |SIG[A-Z]+ received )")
+# Python's default logging layout, `LEVEL:logger:message`: routine levels even when GKE
+# marked the line ERROR because it went to stderr.
 _PYTHON_ROUTINE_RE = re.compile(r"^(?:DEBUG|INFO):[\w.]+:")
 # Python's `warnings` module: `path.py:LINE: CategoryWarning: message` (a notice, not an error).
 _PYTHON_WARNING_RE = re.compile(r"^\S+\.py:\d+: (?:\w+\.)*[A-Z]\w*Warning: ")
