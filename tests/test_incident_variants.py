@@ -153,3 +153,45 @@ def test_a_hang_the_jobset_restarted_from_is_still_the_hang(tmp_path: Path) -> N
     report = json.loads(out)
     _same_failure(report["root_cause"], expected("silent-hang")["root_cause"])
     assert len(report["failures"]) == 1
+
+
+GLOG_LETTERS = {"INFO": "I", "WARNING": "W", "ERROR": "E", "CRITICAL": "F"}
+
+
+def _glog_header_kept(container: str, marked: str) -> Callable[[Entry], None]:
+    """A change that gives `container`'s one-line messages the glog header that the logging
+    agent did not parse (its letter from the line's severity), and marks them `marked` as
+    GKE marks a stream: ERROR for stderr, INFO for stdout (a launcher's `2>&1 | tee`)."""
+
+    def change(entry: Entry) -> None:
+        text = entry.get("textPayload")
+        if entry["resource"]["labels"].get("container_name") != container or not text:
+            return
+        if "\n" in text.strip() or text.startswith((" ", "Traceback", "[rank")):
+            return
+        stamp = entry["timestamp"]
+        letter = GLOG_LETTERS.get(entry.get("severity", ""), "I")
+        where = entry.pop("sourceLocation", {"file": "main.py", "line": "1"})
+        header = f"{letter}{stamp[5:7]}{stamp[8:10]} {stamp[11:26]}  1402 "
+        entry["textPayload"] = f"{header}{where['file']}:{where['line']}] {text}"
+        entry["severity"] = marked
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("name", "container", "marked"),
+    [
+        ("elastic-restore-failure", "jax-tpu", "ERROR"),
+        ("lost-connection-to-peer", "pathways-worker", "INFO"),
+        ("topology-mismatch", "pathways-rm", "INFO"),
+    ],
+)
+def test_a_glog_line_is_read_by_its_own_letter(
+    name: str, container: str, marked: str, tmp_path: Path
+) -> None:
+    """With the glog header left in the message, the severity is the stream's: an `I` line
+    on stderr (the client's `DATA_LOSS` recovery step) is still context, and an `F` or `E`
+    line on stdout is still the error it says it is."""
+    report = _triage(name, tmp_path, _glog_header_kept(container, marked))
+    _same_failure(report["root_cause"], expected(name)["root_cause"])

@@ -108,6 +108,13 @@ def _glog(match: re.Match[str]) -> GlogHeader | None:
     return GlogHeader(GLOG_SEVERITIES[letter], int(month), int(day), clock_ns, file, line)
 
 
+def glog_severity(text: str) -> str | None:
+    """The severity the glog header that starts `text` gives, or None without one."""
+    header = _GLOG_RE.match(text)
+    glog = _glog(header) if header is not None else None
+    return glog.severity if glog is not None else None
+
+
 def _stamp(text: str) -> tuple[int | None, str]:
     """The leading RFC 3339 time (None when there is none) and the text after it."""
     match = _STAMP_RE.match(text)

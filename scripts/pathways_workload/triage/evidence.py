@@ -40,6 +40,7 @@ from pathways_workload.examples import (
 )
 from pathways_workload.shaping import identity
 from pathways_workload.sources.base import Entry, Result, entry_time_ns, sort_key
+from pathways_workload.sources.text_lines import glog_severity
 from pathways_workload.terms import (
     CLIENT,
     CRASH_CATALOGUE,
@@ -710,9 +711,12 @@ def symptom_of(entry: Entry) -> Symptom | None:
 def _routine_line(entry: Entry) -> bool:
     """A quiet container line: low severity (unless a known failure is logged that low, or a
     whole traceback: a client whose stderr goes to stdout logs its crash at INFO), a Python
-    logging record at a routine level or a Python warning, or a start-up and readiness line."""
+    logging record at a routine level or a Python warning, or a start-up and readiness line.
+    A glog line whose header the logging agent left in the message is read by its own letter,
+    not by the severity of the stream it went to (stderr ERROR, stdout INFO)."""
     text = bare_message(entry)
-    if severity(entry) in QUIET_SEVERITIES and not tracebacks.is_whole(message(entry)):
+    level = glog_severity(text) or severity(entry)
+    if level in QUIET_SEVERITIES and not tracebacks.is_whole(message(entry)):
         scenario = scenarios.match(entry)
         return scenario is None or not scenario.info_level
     python = _PYTHON_ROUTINE_RE.match(text) or _PYTHON_WARNING_RE.match(text)
