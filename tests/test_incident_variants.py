@@ -25,19 +25,24 @@ def _entries(name: str) -> list[Entry]:
     return entries
 
 
-def _triage(name: str, tmp_path: Path, change: Callable[[Entry], None]) -> dict[str, Any]:
+def _triage(
+    name: str, tmp_path: Path, change: Callable[[Entry], None], by_issue_time: bool = True
+) -> dict[str, Any]:
     """Triage's JSON report of a bundled incident with `change` applied to every entry."""
     entries = _entries(name)
     for entry in entries:
         change(entry)
-    return _replay(name, tmp_path, entries)
+    return _replay(name, tmp_path, entries, by_issue_time)
 
 
-def _replay(name: str, tmp_path: Path, entries: list[Entry]) -> dict[str, Any]:
-    """Triage's JSON report of `entries` with the coordinates of a bundled incident."""
+def _replay(
+    name: str, tmp_path: Path, entries: list[Entry], by_issue_time: bool = True
+) -> dict[str, Any]:
+    """Triage's JSON report of `entries` with the coordinates of a bundled incident (its
+    window by the issue time, else by its bounds)."""
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(entries))
-    args = target_args(name, by_issue_time=True)[1:]
+    args = target_args(name, by_issue_time)[1:]
     code, out, err = run_cli(f"--logs_file={path}", *args, "--action=triage", "--format=json")
     assert code == 0, err
     report: dict[str, Any] = json.loads(out)
@@ -58,6 +63,13 @@ def test_colour_codes_change_no_root_cause(name: str, tmp_path: Path) -> None:
     signature: a coloured traceback still ends with its exception, which is the cause."""
     report = _triage(name, tmp_path, _coloured)
     _same_failure(report["root_cause"], expected(name)["root_cause"])
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if expected(n)["versions"]["jax"]])
+def test_colour_codes_hide_no_version(name: str, tmp_path: Path) -> None:
+    """The client's `jax version` line in colour still gives the JAX version."""
+    report = _triage(name, tmp_path, _coloured, by_issue_time=False)
+    assert report["versions"]["jax"] == expected(name)["versions"]["jax"]
 
 
 def _milliseconds(timestamp: str) -> str:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pathways_workload.describe import container_of, message
+from pathways_workload.describe import bare_message, container_of
 from pathways_workload.sources.base import Entry
 from pathways_workload.triage.hosts import HOST_CONTAINERS
 
@@ -72,7 +72,7 @@ def _scan(entries: Iterable[Entry]) -> tuple[Images, dict[str, str], str | None]
     builds: dict[str, str] = {}
     jax = None
     for entry in entries:
-        text = message(entry)
+        text = bare_message(entry)
         named = _images(entry, text)
         for kind, role, image in named:
             images.setdefault((kind, role), image)
