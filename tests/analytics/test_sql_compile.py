@@ -261,3 +261,20 @@ def test_an_empty_json_key_is_refused_offline(store_of: Any, text: str) -> None:
     assert not compile_filter(text).matches(entry)
     with pytest.raises(UsageError, match=r"JSON key named '' \(empty\).*use --engine=logging"):
         store.rows(select)
+
+
+@pytest.mark.parametrize(
+    "pattern", ["(?<signal>SIG)TERM", "(?<a>S)(?<b>I)G", "\\(?<x", "[(?<]x", "\\Q(?<x\\E"]
+)
+def test_named_groups_agree_with_the_engine_on_duckdb(store_of: Any, pattern: str) -> None:
+    """RE2 reads a named group as `(?<name>...)` too, and the engine did; DuckDB's RE2 refused
+    it, so the offline query failed as an internal error (exit 70). The SQL spells named
+    groups `(?P<name>`, which every RE2 reads; an escaped, quoted or bracketed `(?<` stays."""
+    entries = [container_entry(text) for text in ("SIGTERM received", "(<x", "?x", "(?<x")]
+    store = store_of(entries)
+    text = 'textPayload=~"{}"'.format(pattern.replace("\\", "\\\\"))
+    predicate = where.compile_filter(text)
+    rows = store.rows(f"SELECT text_payload FROM `p.d.v` AS log_entry WHERE {predicate}")
+    matched = [entry["textPayload"] for entry in entries if compile_filter(text).matches(entry)]
+    assert sorted(row["text_payload"] for row in rows) == sorted(matched)
+    assert matched

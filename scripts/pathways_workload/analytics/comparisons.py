@@ -114,9 +114,9 @@ def _string(value: str, op: str, literal: nodes.Literal) -> str:
     if op == ":":
         return f"CONTAINS_SUBSTR({value}, {sql.string(literal.text)})"
     if op == "=~":
-        return f"REGEXP_CONTAINS({value}, {sql.string(literal.text)})"
+        return f"REGEXP_CONTAINS({value}, {sql.regex(literal.text)})"
     if op == "!~":
-        return f"NOT REGEXP_CONTAINS({value}, {sql.string(literal.text)})"
+        return f"NOT REGEXP_CONTAINS({value}, {sql.regex(literal.text)})"
     return f"NORMALIZE_AND_CASEFOLD({value}, NFKC) {op} {sql.string(values.fold(literal.text))}"
 
 

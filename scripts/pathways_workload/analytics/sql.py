@@ -15,6 +15,12 @@ _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _TABLE_PART = re.compile(r"[A-Za-z0-9_.:-]+")
 _DOMAIN = re.compile(r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?")
+# An RE2 pattern's pieces, in order: quoted text, an escape, a character class, the
+# opening of a named group in its `(?<name>` spelling, or any other character.
+_RE2_PIECES = re.compile(
+    r"\\Q.*?(?:\\E|\Z)|\\.|\[\^?\]?(?:\[:\^?[a-z]+:\]|\\.|[^\]\\])*\]?|\(\?<|.",
+    re.DOTALL,
+)
 NANOS_PER_MICRO = 1_000
 
 
@@ -30,6 +36,13 @@ def _escaped(char: str) -> str:
     if char < " " or "\x7f" <= char <= "\x9f" or char in "\u2028\u2029":
         return f"\\u{ord(char):04x}"
     return char
+
+
+def regex(pattern: str) -> str:
+    """A string literal of an RE2 pattern, its named groups spelled `(?P<name>`: RE2 reads
+    `(?<name>` only since 2023, and DuckDB's RE2 (offline) refuses it."""
+    pieces = _RE2_PIECES.findall(pattern)
+    return string("".join("(?P<" if piece == "(?<" else piece for piece in pieces))
 
 
 def json_path(keys: tuple[str, ...]) -> str:
