@@ -40,6 +40,7 @@ from pathways_workload.render.html import HTML_REPORTS
 from pathways_workload.render.printed import GcloudPrinter, Printer
 from pathways_workload.reports import EntryReport
 from pathways_workload.runner import (
+    NO_SPAN,
     PRINT_NEEDS_PROJECT,
     Output,
     Settle,
@@ -181,6 +182,8 @@ def _source_and_window(
             return files, plausible_window(clock()), files.span
         span = None if flagged else engine.span(files)
         window = flagged or resolve_window(flags, span.end_ns if span else clock(), span)
+        if span is None and not flags.any_given():  # no entry with a usable timestamp
+            window = dataclasses.replace(plausible_window(clock()), note=NO_SPAN)
         return engine.offline(args.logs_file, files, stack), window, None
     if args.logs_format is not None:
         raise UsageError("--logs_format goes with --logs_file")

@@ -20,6 +20,7 @@ import re
 import urllib.parse
 from collections.abc import Iterator
 from itertools import groupby
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,6 +30,7 @@ from pathways_workload.analytics import engine, queries
 from pathways_workload.analytics.offline import OfflineStore
 from pathways_workload.analytics.source import AnalyticsSource
 from pathways_workload.registry import ACTIONS
+from pathways_workload.runner import NO_SPAN
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.timestamps import parse_timestamp_ns
 from tests.helpers import run_cli
@@ -198,3 +200,19 @@ def test_node_evidence_before_the_first_line_read_of_its_host_is_that_hosts() ->
         assert micro_text(first["first_error_time"]) == micro_text(
             planted["root_cause"]["timestamp"]
         )
+
+
+def test_an_export_without_timestamps_gives_the_default_engine_s_window(tmp_path: Path) -> None:
+    """An export holding no entry with a usable timestamp has no span: the default engine
+    says so; Log Analytics gave the hour before now as the export's window, a window the
+    flags did not give and the export does not hold."""
+    export = tmp_path / "empty.json"
+    export.write_text("[]", encoding="utf-8")
+    said_by = []
+    for engine_args in ([], ["--engine=analytics"]):
+        args = [f"--logs_file={export}", "--jobset_name=llama-train", "--action=triage"]
+        code, out, err = run_cli(*args, "--format=json", *engine_args)
+        assert code == 0, err
+        assert err.splitlines()[0] == f"window: {NO_SPAN}"
+        said_by.append(json.loads(out)["window"])
+    assert said_by[1] == said_by[0]
