@@ -33,7 +33,7 @@ from pathways_workload.registry import ACTIONS
 from pathways_workload.runner import NO_SPAN
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.timestamps import parse_timestamp_ns
-from tests.helpers import run_cli
+from tests.helpers import container_entry, run_cli
 from tests.test_incidents import INCIDENTS, NAMES, expected, target_args
 
 ENTRY_ACTIONS = [n for n, a in ACTIONS.items() if isinstance(a.present, EntryPresenter)]
@@ -216,3 +216,22 @@ def test_an_export_without_timestamps_gives_the_default_engine_s_window(tmp_path
         assert err.splitlines()[0] == f"window: {NO_SPAN}"
         said_by.append(json.loads(out)["window"])
     assert said_by[1] == said_by[0]
+
+
+def test_an_entry_with_a_key_given_twice_is_read_as_the_default_engine_reads_it(
+    tmp_path: Path,
+) -> None:
+    """JSON parsers read a key given twice as its last value, and the default engine did;
+    DuckDB refused the whole export (exit 5, naming a copy in a work folder instead of the
+    export's line)."""
+    entry = json.dumps(container_entry("Check failed: x == y"))
+    twice = entry.replace('"textPayload":', '"textPayload": "fine", "textPayload":', 1)
+    export = tmp_path / "twice.json"
+    export.write_text(f"[{twice}]", encoding="utf-8")
+    found = []
+    for engine_args in ([], ["--engine=analytics"]):
+        args = [f"--logs_file={export}", "--jobset_name=llama-train", "--action=errors"]
+        code, out, err = run_cli(*args, "--format=json", *engine_args)
+        assert code == 0, err
+        found.append([json.loads(line)["textPayload"] for line in out.splitlines()])
+    assert found[1] == found[0] == ["Check failed: x == y"]

@@ -145,6 +145,27 @@ class OfflineStore:
         lines = self._folder / "entries.jsonl"
         exports = self._exports if self._exports is not None else export_files(self._paths)
         records = _copy_records(exports, self._text, lines)
+        try:
+            self._create_table(duckdb, lines)
+        except duckdb.OutOfMemoryException:
+            raise self._out_of_memory() from None
+        except duckdb.Error as error:
+            refused = _first_bad_record(exports, self._text, error)
+            # Every record reads, yet DuckDB refused one: a key given twice, which JSON
+            # parsers (and the default engine) read as its last value. Load them as read.
+            _copy_records(exports, self._text, lines, parsed=True)
+            try:
+                self._create_table(duckdb, lines)
+            except duckdb.Error:
+                raise refused from None
+        self.rows_loaded = records
+
+    def _create_table(self, duckdb: Any, lines: Path) -> None:
+        """The view's table from the JSON Lines copy of the records.
+
+        Raises:
+            UsageError: DuckDB ran out of memory.
+        """
         select = ",\n  ".join(f"{_load_expression(f)} AS {f.name}" for f in columns.VIEW_COLUMNS)
         raw_columns = {key: RAW_TYPES.get(key, "JSON") for key in _raw_keys()}
         try:
@@ -156,31 +177,33 @@ class OfflineStore:
             )
         except duckdb.OutOfMemoryException:
             raise self._out_of_memory() from None
-        except duckdb.Error as error:
-            raise _first_bad_record(exports, self._text, error) from None
-        self.rows_loaded = records
 
 
 def _raw_keys() -> list[str]:
     return [field.key for field in columns.VIEW_COLUMNS if field.key != "logId"]
 
 
-def _copy_records(exports: list[ExportFile], text: TextLogs, target: Path) -> int:
-    """Write every record of the exports to one JSON Lines file; returns the count."""
+def _copy_records(
+    exports: list[ExportFile], text: TextLogs, target: Path, parsed: bool = False
+) -> int:
+    """Write every record of the exports to one JSON Lines file (`parsed`: each as the
+    default engine reads it); returns the count."""
     count = 0
     with target.open("wb") as out:
         for record in _records(exports, text):
-            out.write(_loadable(record).replace(b"\r", b" ").replace(b"\n", b" ") + b"\n")
+            line = _loadable(record, parsed)
+            out.write(line.replace(b"\r", b" ").replace(b"\n", b" ") + b"\n")
             count += 1
     return count
 
 
-def _loadable(record: Record) -> bytes:
-    """A record's text for DuckDB: as read, unless it may hold a time written in a form
-    DuckDB does not read (`t` and `z`, a leap second, a comma, an escaped key), which the
-    default engine reads: then its times are written as Cloud Logging writes them."""
+def _loadable(record: Record, parsed: bool = False) -> bytes:
+    """A record's text for DuckDB: as read, unless `parsed` or it may hold a time written in
+    a form DuckDB does not read (`t` and `z`, a leap second, a comma, an escaped key), which
+    the default engine reads: then as that engine reads it, times written as Cloud Logging
+    writes them."""
     raw = record.raw
-    if _ODD_TIME.search(raw) is None and not escaped_key(raw):
+    if not parsed and _ODD_TIME.search(raw) is None and not escaped_key(raw):
         return raw
     entry = dict(record.entry())
     for key in _TIME_KEYS:
