@@ -109,6 +109,23 @@ class _Engine:
             return span
         return dataclasses.replace(span, start_ns=sql.micros(span.start_ns) * sql.NANOS_PER_MICRO)
 
+    def note_start(self, window: Window, err: TextIO) -> None:
+        """Log Analytics: say when the window starts inside a microsecond, which BigQuery does
+        not keep: the query starts at the next one, leaving out a line logged before it."""
+        if self.dataset is None or window.note or not window.start_ns % sql.NANOS_PER_MICRO:
+            return
+        after = format_timestamp_ns(
+            sql.micros(window.start_ns, round_up=True) * sql.NANOS_PER_MICRO
+        )
+        before = format_timestamp_ns(sql.micros(window.start_ns) * sql.NANOS_PER_MICRO)
+        err.write(
+            f"note: BigQuery keeps microseconds, so the window starts at the next one, {after}: "
+            f"a line logged from {format_timestamp_ns(window.start_ns)} to then is left out; "
+            f"to read it, give --start_time={before} --end_time="
+            f"{format_timestamp_ns(window.end_ns)} (a line up to 1 µs before the start is then "
+            "read too)\n"
+        )
+
     def check_filter(self, text: str, offline: bool) -> None:
         """Log Analytics: the user's --filter needs an exact SQL mapping on its own; offline,
         the engine must be able to evaluate it (the query action checks the query language
@@ -377,6 +394,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         check_stages(action, request, source is None)
         if settle is None:  # once the flags are known to be right: an error is one line
             err.write(window.describe() + "\n")
+            engine.note_start(window, err)
         if not args.logs_file:
             _note_future(window, clock(), err)
         output = Output(out, err, args.format, args.verbose, args.commands_out, printer)

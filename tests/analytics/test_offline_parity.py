@@ -235,3 +235,30 @@ def test_an_entry_with_a_key_given_twice_is_read_as_the_default_engine_reads_it(
         assert code == 0, err
         found.append([json.loads(line)["textPayload"] for line in out.splitlines()])
     assert found[1] == found[0] == ["Check failed: x == y"]
+
+
+def test_a_start_inside_a_microsecond_is_said_with_the_start_that_reads_its_line() -> None:
+    """BigQuery keeps microseconds, so a start inside one is rounded up to the next: the
+    client's last line, logged at the very start given (copied from the default engine's
+    output), was left out without a word, and preflight counted one container fewer."""
+    last = "2026-11-29T09:25:17.480992032Z"
+    args = [
+        *(a for a in target_args("client-job-finished") if not a.startswith("--start_time")),
+        "--engine=analytics",
+        "--action=query",
+        '--filter=resource.labels.container_name="main"',
+        "--format=json",
+    ]
+    code, out, err = run_cli(*args, f"--start_time={last}")
+    assert code == 0, err
+    assert not out
+    assert (
+        "note: BigQuery keeps microseconds, so the window starts at the next one, "
+        "2026-11-29T09:25:17.480993Z: a line logged from 2026-11-29T09:25:17.480992032Z to then "
+        "is left out; to read it, give --start_time=2026-11-29T09:25:17.480992Z "
+        "--end_time=2026-11-29T10:00:00Z (a line up to 1 µs before the start is then read too)"
+    ) in err.splitlines()
+    code, out, err = run_cli(*args, "--start_time=2026-11-29T09:25:17.480992Z")
+    assert code == 0, err
+    assert [json.loads(line)["timestamp"] for line in out.splitlines()] == [micro_text(last)]
+    assert "keeps microseconds" not in err
