@@ -27,6 +27,8 @@ from typing import Any
 from pathways_workload.analytics.offline import OfflineStore
 
 _JOB_IDS = itertools.count(1)
+# GoogleSQL string literals, quoted either way, with backslash escapes.
+_STRINGS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 _BASE = re.compile(r"^/(?:bigquery/v2/)?projects/([^/]+)/(.*)$")
 _REASONS = {403: "accessDenied", 404: "notFound", 429: "rateLimitExceeded", 503: "backendError"}
 
@@ -111,7 +113,8 @@ class FakeBigQuery:
 
     def run(self, project: str, sql: str, location: str, configuration: dict[str, Any]) -> Job:
         """Run a query as a finished job; raise _Refused as BigQuery would."""
-        missing = [t for t in re.findall(r"`([^`]+)`", sql) if t not in self.tables]
+        code = _STRINGS.sub("''", sql)  # a backtick inside a string names no table
+        missing = [t for t in re.findall(r"`([^`]+)`", code) if t not in self.tables]
         if missing or location.lower() != self.location.lower():
             table = (missing or [self.tables[0]])[0]
             raise _Refused(404, f"Not found: Table {table} was not found in location {location}")

@@ -95,6 +95,18 @@ def test_the_client_returns_what_duckdb_returns(fake: FakeBigQuery, store: Offli
     assert all(agent.startswith("pathways-workload/") for agent in fake.user_agents)
 
 
+def test_backticks_inside_a_string_are_not_a_table(fake: FakeBigQuery, store: OfflineStore) -> None:
+    """A SEARCH phrase is backticked inside a string literal; the fake took it for a table
+    and answered "Not found", as no real BigQuery would."""
+    phrase = f'{ERRORS} SEARCH(textPayload, "`SIGTERM received`")'
+    source = AnalyticsSource(
+        runner(fake)[0].rows, queries.View(DATASET.table(), "pw-demo"), full=False
+    )
+    found = source.run([Fetch(Query("phrase", phrase), 50)])[0].entries
+    offline = AnalyticsSource(store.rows, queries.View(DATASET.table(), "pw-demo"), full=False)
+    assert found and found == offline.run([Fetch(Query("phrase", phrase), 50)])[0].entries
+
+
 def test_a_query_over_the_byte_cap_stops_after_the_dry_run(fake: FakeBigQuery) -> None:
     capped = Dataset(DATASET.dataset, DATASET.billing_project, "US", max_bytes_billed=1000)
     bigquery, _ = runner(fake, capped)
