@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import container_entry, run_cli
-from tests.test_incidents import INCIDENTS, NAMES, expected, target_args
+from tests.test_incidents import INCIDENTS, NAMES, expected, target_args, triage_of
 
 SCREEN_LINES = 100
 
@@ -447,12 +447,7 @@ def test_triage_finds_the_controller_error_behind_other_jobsets_routine_lines(
         entries.append(
             {**routine, "insertId": f"busy-{index}", "timestamp": when, "textPayload": text}
         )
-    path = tmp_path / "export.json"
-    path.write_text(json.dumps(entries))
-    args = [arg for arg in target_args(name) if not arg.startswith("--logs_file")]
-    code, out, err = run_cli(*args, f"--logs_file={path}", "--action=triage", "--format=json")
-    assert code == 0, err
-    root = json.loads(out)["root_cause"]
+    root = triage_of(name, tmp_path, entries)["root_cause"]
     assert root["timestamp"] == expected(name)["root_cause"]["timestamp"]
 
 

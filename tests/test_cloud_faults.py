@@ -1024,19 +1024,27 @@ def test_a_later_stage_failing_keeps_the_first_stages_answer(
     assert report["checks"] == first_wave
 
 
+def _later_stage_failing(
+    monkeypatch: pytest.MonkeyPatch, output_format: str, output: Path
+) -> tuple[int, str, str]:
+    """Triage of two-failures in the given format to `output`, every request after the first
+    wave (one request per check) answered 503."""
+    incident = INCIDENTS / "two-failures.json"
+    args = (*target_args("two-failures")[1:], "--action=triage", f"--format={output_format}")
+    with FakeLogging(json.loads(incident.read_text())) as server:
+        point_at(monkeypatch, server)
+        fast_source(monkeypatch, deadline=1.0)
+        server.fail(503, times=None, after=8)
+        return run_cli(*args, f"--output={output}", "--execute")
+
+
 def test_a_later_stage_failing_says_so_on_the_page(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """The HTML page of what the first wave found was written (exit 4) and read as a whole
     report: only stderr said it was incomplete. The page says so too."""
-    incident = INCIDENTS / "two-failures.json"
     page = tmp_path / "triage.html"
-    args = (*target_args("two-failures")[1:], "--action=triage", "--format=html")
-    with FakeLogging(json.loads(incident.read_text())) as server:
-        point_at(monkeypatch, server)
-        fast_source(monkeypatch, deadline=1.0)
-        server.fail(503, times=None, after=8)  # the first wave: one request per check
-        code, out, err = run_cli(*args, f"--output={page}", "--execute")
+    code, out, err = _later_stage_failing(monkeypatch, "html", page)
     assert (code, out) == (4, "")
     said = err.splitlines()[-1].removeprefix("error: ")
     assert said.endswith("and is incomplete")
@@ -1099,14 +1107,8 @@ def test_a_later_stage_failing_still_writes_the_output_file(
 ) -> None:
     """The error said the report held what the first wave found, but --output discarded the
     file it was being written to, as it does for a failed run."""
-    incident = INCIDENTS / "two-failures.json"
     path = tmp_path / "triage.json"
-    args = (*target_args("two-failures")[1:], "--action=triage", "--format=json")
-    with FakeLogging(json.loads(incident.read_text())) as server:
-        point_at(monkeypatch, server)
-        fast_source(monkeypatch, deadline=1.0)
-        server.fail(503, times=None, after=8)  # the first wave: one request per check
-        code, out, err = run_cli(*args, f"--output={path}", "--execute")
+    code, out, err = _later_stage_failing(monkeypatch, "json", path)
     assert (code, out) == (4, "")
     assert f"report written to {path}" in err.splitlines()
     assert err.splitlines()[-1].endswith("and is incomplete")

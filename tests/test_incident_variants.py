@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import run_cli
-from tests.test_incidents import INCIDENTS, NAMES, _same_failure, expected, target_args
+from tests.test_incidents import INCIDENTS, NAMES, _same_failure, expected, target_args, triage_of
 
 Entry = dict[str, Any]
 
@@ -32,21 +32,7 @@ def _triage(
     entries = _entries(name)
     for entry in entries:
         change(entry)
-    return _replay(name, tmp_path, entries, by_issue_time)
-
-
-def _replay(
-    name: str, tmp_path: Path, entries: list[Entry], by_issue_time: bool = True
-) -> dict[str, Any]:
-    """Triage's JSON report of `entries` with the coordinates of a bundled incident (its
-    window by the issue time, else by its bounds)."""
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps(entries))
-    args = target_args(name, by_issue_time)[1:]
-    code, out, err = run_cli(f"--logs_file={path}", *args, "--action=triage", "--format=json")
-    assert code == 0, err
-    report: dict[str, Any] = json.loads(out)
-    return report
+    return triage_of(name, tmp_path, entries, by_issue_time)
 
 
 def _coloured(entry: Entry) -> None:
@@ -115,7 +101,7 @@ def test_a_hang_stopped_from_outside_is_still_the_hang(tmp_path: Path) -> None:
     entries = _entries("silent-hang")
     scheduled = [e for e in entries if e.get("jsonPayload", {}).get("reason") == "Scheduled"]
     entries += [_killing(event, "2026-11-25T14:59:30Z") for event in scheduled]
-    report = _replay("silent-hang", tmp_path, entries)
+    report = triage_of("silent-hang", tmp_path, entries, by_issue_time=True)
     planted = expected("silent-hang")
     _same_failure(report["root_cause"], planted["root_cause"])
     assert report["lead_host"]["pod"] == planted["root_cause"]["pod"]

@@ -46,6 +46,20 @@ def target_args(name: str, by_issue_time: bool = False) -> list[str]:
     return args + [f"--workload={workload}" for workload in target["workload"]]
 
 
+def triage_of(
+    name: str, tmp_path: Path, entries: list[dict[str, Any]], by_issue_time: bool = False
+) -> dict[str, Any]:
+    """Triage's JSON report of `entries` read with a bundled incident's coordinates (its
+    window by the issue time, else by its bounds)."""
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(entries))
+    args = target_args(name, by_issue_time)[1:]
+    code, out, err = run_cli(f"--logs_file={path}", *args, "--action=triage", "--format=json")
+    assert code == 0, err
+    report: dict[str, Any] = json.loads(out)
+    return report
+
+
 def steps() -> list[tuple[str, int]]:
     return [(name, index) for name in NAMES for index in range(len(expected(name)["method"]))]
 
@@ -563,20 +577,30 @@ def test_a_component_that_stopped_when_the_run_completed_did_not_go_quiet(name: 
     assert not kinds & {"quiet", "hang"}
 
 
+def _last_worker_crashes(
+    entries: list[dict[str, Any]], insert_id: str, timestamp: str
+) -> dict[str, Any]:
+    """A fatal `Check failed` line at `timestamp` (whole seconds, UTC) of the worker that
+    logged last among `entries`."""
+    worker = max(
+        (e for e in entries if e["resource"]["labels"].get("container_name") == "pathways-worker"),
+        key=lambda e: e["timestamp"],
+    )
+    crash = {**worker, "insertId": insert_id, "severity": "ERROR"}
+    crash.pop("jsonPayload", None)
+    crash["timestamp"] = crash["receiveTimestamp"] = timestamp
+    glog_day, clock = timestamp[5:7] + timestamp[8:10], timestamp[11:19]
+    crash["textPayload"] = f"F{glog_day} {clock}.000000 1 server.cc:88] Check failed: ok DMA halted"
+    return crash
+
+
 def test_a_crash_of_the_jobset_after_its_client_job_completed_is_a_failure(
     tmp_path: Path,
 ) -> None:
     """The client Job's completion ends the client, not the headless JobSet beside it: a worker
     that crashes after it is the root cause, not the teardown of a finished run."""
     entries = json.loads((INCIDENTS / "client-job-finished.json").read_text())
-    worker = max(
-        (e for e in entries if e["resource"]["labels"].get("container_name") == "pathways-worker"),
-        key=lambda e: e["timestamp"],
-    )
-    crash = {**worker, "insertId": "crash-after-the-client", "severity": "ERROR"}
-    crash.pop("jsonPayload", None)
-    crash["timestamp"] = crash["receiveTimestamp"] = "2026-11-29T09:50:00Z"
-    crash["textPayload"] = "F1129 09:50:00.000000 1 server.cc:88] Check failed: ok DMA halted"
+    crash = _last_worker_crashes(entries, "crash-after-the-client", "2026-11-29T09:50:00Z")
     export = tmp_path / "crash.json"
     export.write_text(json.dumps([*entries, crash]))
     args = [a for a in target_args("client-job-finished") if not a.startswith("--logs_file")]
@@ -585,7 +609,7 @@ def test_a_crash_of_the_jobset_after_its_client_job_completed_is_a_failure(
     report = json.loads(out)
     assert report["completed"] is not None
     assert report["root_cause"]["timestamp"] == "2026-11-29T09:50:00Z"
-    assert report["root_cause"]["pod"] == worker["resource"]["labels"]["pod_name"]
+    assert report["root_cause"]["pod"] == crash["resource"]["labels"]["pod_name"]
     code, text, err = run_cli(f"--logs_file={export}", *args, "--action=triage")
     said = next(line for line in text.splitlines() if line.startswith("- Completed"))
     assert "(Completed: Job completed (Job/eval-actor)): it finished" in said
@@ -740,14 +764,7 @@ def test_a_crash_of_a_run_made_again_after_the_workload_completed_is_a_failure(
     entries = json.loads((INCIDENTS / "finished-run.json").read_text())
     pods = {pod for pod in expected("finished-run")["workload_pods"] if pod.startswith("gemma-sft")}
     again = _rerun(entries, pods, "2026-11-27T06:25:00Z")
-    worker = max(
-        (e for e in again if e["resource"]["labels"].get("container_name") == "pathways-worker"),
-        key=lambda e: e["timestamp"],
-    )
-    crash = {**worker, "insertId": "crash-of-the-rerun", "severity": "ERROR"}
-    crash.pop("jsonPayload", None)
-    crash["timestamp"] = crash["receiveTimestamp"] = "2026-11-27T07:08:00Z"
-    crash["textPayload"] = "F1127 07:08:00.000000 1 server.cc:88] Check failed: ok DMA halted"
+    crash = _last_worker_crashes(again, "crash-of-the-rerun", "2026-11-27T07:08:00Z")
     export = tmp_path / "rerun.json"
     export.write_text(json.dumps([*entries, *again, crash]))
     args = [a for a in target_args("finished-run") if not a.startswith(("--logs_file", "--end"))]
@@ -759,7 +776,7 @@ def test_a_crash_of_a_run_made_again_after_the_workload_completed_is_a_failure(
     report = json.loads(out)
     assert report["completed"]["timestamp"] == expected("finished-run")["completed"]["timestamp"]
     assert report["root_cause"]["timestamp"] == "2026-11-27T07:08:00Z"
-    assert report["root_cause"]["pod"] == worker["resource"]["labels"]["pod_name"]
+    assert report["root_cause"]["pod"] == crash["resource"]["labels"]["pod_name"]
 
 
 def test_print_mode_shows_how_the_crash_sweep_reads_whether_the_run_completed() -> None:

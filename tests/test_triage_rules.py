@@ -22,7 +22,7 @@ from tests.helpers import (
     scheduled_event,
     serial_line,
 )
-from tests.test_incidents import INCIDENTS, expected, target_args
+from tests.test_incidents import INCIDENTS, expected, target_args, triage_of
 
 NODE_A = "gke-pw-cluster-tpu-np-1-8a1b2c3d-aaaa"
 NODE_B = "gke-pw-cluster-tpu-np-1-8a1b2c3d-bbbb"
@@ -353,12 +353,7 @@ def test_a_traceback_under_an_unknown_line_prefix_is_still_read_as_one(
         labels = entry.get("resource", {}).get("labels", {})
         if "textPayload" in entry and labels.get("container_name") == "jax-tpu":
             entry["textPayload"] = prefix + entry["textPayload"]
-    path = tmp_path / "export.json"
-    path.write_text(json.dumps(entries))
-    args = [arg for arg in target_args(name) if not arg.startswith("--logs_file")]
-    code, out, err = run_cli(*args, f"--logs_file={path}", "--action=triage", "--format=json")
-    assert code == 0, err
-    root = json.loads(out)["root_cause"]
+    root = triage_of(name, tmp_path, entries)["root_cause"]
     assert expected(name)["root_cause"]["message_contains"] in root["message"]
     assert root["timestamp"] == expected(name)["root_cause"]["timestamp"]
 
