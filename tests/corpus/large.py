@@ -33,6 +33,7 @@ import dataclasses
 import gzip
 import hashlib
 import json
+import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -317,9 +318,11 @@ def export(name: str) -> tuple[Path, Planted]:
     path, facts = folder / f"{name}.jsonl.gz", folder / f"{name}.planted.json"
     if not (path.exists() and facts.exists()):
         inc, planted = build(LARGE[name])
-        partial = folder / f"{name}.partial.gz"
+        partial = folder / f"{name}.{os.getpid()}.partial.gz"  # test workers may race
         write_json_lines(partial, inc)
-        facts.write_text(json.dumps(dataclasses.asdict(planted), default=sorted))
+        told = folder / f"{name}.{os.getpid()}.planted.partial"
+        told.write_text(json.dumps(dataclasses.asdict(planted), default=sorted))
+        told.replace(facts)
         partial.replace(path)
     record = json.loads(facts.read_text())
     return path, Planted(**{**record, "failing_pods": frozenset(record["failing_pods"])})
@@ -386,7 +389,7 @@ def variant(name: str, change: str) -> tuple[Path, Planted]:
     source, planted = export(name)
     path = source.with_name(f"{name}.{change}.jsonl.gz")
     if not path.exists():
-        partial = source.with_name(f"{name}.{change}.partial.gz")
+        partial = source.with_name(f"{name}.{change}.{os.getpid()}.partial.gz")
         with (
             gzip.open(source, "rt", encoding="utf-8") as lines,
             gzip.open(partial, "wt", encoding="utf-8") as out,
