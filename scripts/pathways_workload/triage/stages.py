@@ -16,6 +16,7 @@ when that is spent.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from pathways_workload import filters, labels, selectors, terms
 from pathways_workload.actions import probes
@@ -53,6 +54,8 @@ BUDGET, LARGE_BUDGET = 25, 40
 THIRD_STAGE_RESERVE = 2 + FOLLOW_UP_PAGES
 # Lines read per suspect: enough to see how often it logs.
 SUSPECT_LINES = 3
+# What a read counts lines by: a pod's name, or a host.
+K = TypeVar("K")
 
 
 def budget(shape: WorkloadShape) -> int:
@@ -82,27 +85,17 @@ def _all_crashed(wanted: set[str], already: set[str]) -> Callable[[Sequence[Entr
     return seen
 
 
-def _each_seen(wanted: set[str], times: int) -> Callable[[Sequence[Entry]], bool]:
-    """Every wanted pod has at least `times` lines among the entries."""
+def _each_seen(
+    wanted: set[K], times: int, key: Callable[[Entry], K | None]
+) -> Callable[[Sequence[Entry]], bool]:
+    """Every wanted pod, host or other `key` of an entry has at least `times` lines among
+    the entries."""
 
     def seen(entries: Sequence[Entry]) -> bool:
-        counts: dict[str, int] = {}
-        for pod in map(pod_of, entries):
-            if pod in wanted:
-                counts[pod] = counts.get(pod, 0) + 1
-        return len(counts) == len(wanted) and min(counts.values(), default=times) >= times
-
-    return seen
-
-
-def _each_host_seen(wanted: set[Host], times: int) -> Callable[[Sequence[Entry]], bool]:
-    """Every wanted host (slice and index) has at least `times` lines among the entries."""
-
-    def seen(entries: Sequence[Entry]) -> bool:
-        counts: dict[Host, int] = {}
-        for host in map(entry_host, entries):
-            if host in wanted:
-                counts[host] = counts.get(host, 0) + 1
+        counts: dict[K, int] = {}
+        for found in map(key, entries):
+            if found is not None and found in wanted:
+                counts[found] = counts.get(found, 0) + 1
         return len(counts) == len(wanted) and min(counts.values(), default=times) >= times
 
     return seen
@@ -196,7 +189,9 @@ def _by_pod(
             limit=share * PAGE_SIZE,
             order="desc" if latest else "asc",
             until=(
-                _each_seen(set(chunk), SUSPECT_LINES) if latest else _all_crashed(set(chunk), set())
+                _each_seen(set(chunk), SUSPECT_LINES, pod_of)
+                if latest
+                else _all_crashed(set(chunk), set())
             ),
         )
         for chunk, text in chunks
@@ -258,7 +253,7 @@ def _suspects(request: Request, results: Results, pages: int) -> list[Fetch]:
                 text,
                 limit=share * PAGE_SIZE,
                 order="desc",
-                until=_each_host_seen(set(chunk), SUSPECT_LINES),
+                until=_each_seen(set(chunk), SUSPECT_LINES, entry_host),
             )
         )
     return found
