@@ -121,6 +121,23 @@ def test_a_host_that_never_logged_in_the_window_is_the_quiet_one() -> None:
         planted.start,
     )
     assert report["requests"] <= 25
+    slice_, host = planted.root_host.split("/")
+    row = {"pod": None, "node": None, "slice": slice_, "host": host, "downstream": False}
+    assert report["lead_host"].items() >= row.items()
+    assert report["lead_host"]["first_error_time"] == planted.start
+    assert report["failing_hosts"][0] == report["lead_host"]
+
+
+def test_a_host_that_never_logged_reads_as_its_host_in_the_text_report() -> None:
+    path, planted = export("unseen-hang-1024")
+    code, out, err = run_cli(
+        f"--logs_file={path}", "--project=pw-demo", *planted.target(), "--action=triage"
+    )
+    assert code == 0, err
+    host = f"host {planted.root_host}"
+    assert f"** {host} (hang):" in out
+    assert f"Lead: {host}; lowest index: {host};" in out
+    assert "None" not in out
 
 
 @pytest.mark.parametrize("name", ["first-host-hang-1024", "first-host-unseen-1024"])

@@ -44,10 +44,11 @@ def _cut(text: str, width: int = 160) -> str:
 
 
 def _failure_lines(failure: dict[str, Any]) -> list[str]:
-    where = failure["where"] + (f", host {failure['host']}" if failure.get("host") else "")
+    host = f"host {failure['host']}" if failure.get("host") else ""
+    where = failure["where"] + (f", {host}" if host and failure["where"] != host else "")
     node = f"node {failure['node'] or '?'}, "
-    if not failure["node"] and failure["where"].startswith("cluster/"):
-        node = ""  # an event about a cluster-level object: no node to name
+    if not failure["node"] and (failure["where"].startswith("cluster/") or not failure["pod"]):
+        node = ""  # an event about a cluster-level object, a host that logged nothing: no node
     lines = [
         f"- **{_when(failure['timestamp'])}** {where} ({node}{failure['source']}): "
         f"{_cut(_first_line(failure['message']))}"
@@ -202,15 +203,21 @@ def _symptoms(report: dict[str, Any]) -> list[str]:
     return text
 
 
+def host_name(row: dict[str, Any]) -> str:
+    """A failing host's row as it reads: its pod, else `host SLICE/HOST` (it logged nothing)."""
+    return str(row["pod"]) if row["pod"] else f"host {row['slice']}/{row['host']}"
+
+
 def lead_line(report: dict[str, Any]) -> str:
     """`Lead: POD; lowest index: POD; affected downstream: N hosts in M slices` of a triage
     report with failing hosts."""
     hosts, lead = report["failing_hosts"], report["lead_host"]
     downstream = sum(1 for row in hosts if row["downstream"])
     slices = {row["slice"] for row in hosts if row["downstream"]}
+    lowest = host_name(report["lowest_indexed_host"])
     return (
-        f"Lead: {lead['pod']}" + (" (downstream)" if lead["downstream"] else "") + "; lowest "
-        f"index: {report['lowest_indexed_host']['pod']}; affected downstream: {downstream} hosts"
+        f"Lead: {host_name(lead)}" + (" (downstream)" if lead["downstream"] else "") + "; lowest "
+        f"index: {lowest}; affected downstream: {downstream} hosts"
         + (f" in {len(slices)} slices" if downstream else "")
     )
 
@@ -223,7 +230,10 @@ def _hosts(report: dict[str, Any]) -> list[str]:
     lead = report["lead_host"]
     columns = ("pod", "slice", "host", "first_error_time", "first_error")
     shown = origin or [lead]
-    rows = [{key: _cut(str(row[key]), 80) for key in columns} for row in shown[:MOST_ROWS]]
+    rows = [
+        {key: _cut(host_name(row) if key == "pod" else str(row[key]), 80) for key in columns}
+        for row in shown[:MOST_ROWS]
+    ]
     title = (
         "Where the failure began:"
         if origin

@@ -524,7 +524,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
         "symptoms": [_brief(s.entry) for s in symptoms],
         "symptom_groups": symptom_groups(symptoms),
         "failing_hosts": hosts,
-        "origin_hosts": [row["pod"] for row in hosts if not row["downstream"]],
+        "origin_hosts": [row["pod"] for row in hosts if not row["downstream"] and row["pod"]],
         "failing_hosts_missing": crash_coverage(found),
         "quiet_hosts_missing": quiet_coverage(found) or quiet_before(found, chosen),
         "lead_host": lead_host(hosts, _began_on(chosen, quiet, pods)),

@@ -262,7 +262,7 @@ def failing_hosts(
             chosen[pod] = (time, entry)
     firsts.update(own_firsts)  # its own error, not a symptom before it (`invoked oom-killer`)
     own_error = set(own_firsts)
-    rows = []
+    rows = [row] if (row := _unseen_row(quiet)) else []
     for pod, (_, entry) in sorted(
         firsts.items(), key=lambda pair: (pair[1][0], pair[0] not in own_error)
     ):
@@ -280,6 +280,26 @@ def failing_hosts(
             }
         )
     return rows
+
+
+def _unseen_row(quiet: Entry | None) -> dict[str, Any] | None:
+    """The row of a TPU host that logged nothing in the window when it is the one that went
+    quiet first: it has no pod (and no node), only its slice and host index."""
+    if quiet is None or pod_of(quiet) or not runs_on_host(quiet):
+        return None
+    index = entry_host(quiet)
+    if index is None:
+        return None
+    text = message(quiet)
+    return {
+        "pod": None,
+        "node": None,
+        "slice": index[0],
+        "host": index[1],
+        "first_error_time": quiet.get("timestamp"),
+        "first_error": text.splitlines()[0] if text else "",
+        "downstream": False,
+    }
 
 
 def lead_host(hosts: Sequence[dict[str, Any]], cause_pod: str | None) -> dict[str, Any] | None:
