@@ -152,6 +152,16 @@ def test_triage_names_the_lead_and_the_lowest_failing_host(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_the_timeline_marks_failed_exactly_the_failing_hosts(name: str) -> None:
+    """The HTML page and the text picture draw the timeline's failed host lanes: they must be
+    the report's failing hosts (a worker that only followed the client's death is neither)."""
+    report = triage(name)
+    lanes = report["timeline"]["lanes"]
+    failed = {lane["name"] for lane in lanes if lane["lane"] == "host" and lane["failed"]}
+    assert failed == {f"{row['slice']}/{row['host']}" for row in report["failing_hosts"]}
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_triage_reads_the_versions(name: str) -> None:
     planted = expected(name)["versions"]
     found = triage(name)["versions"]

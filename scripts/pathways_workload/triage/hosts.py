@@ -219,7 +219,7 @@ def pod_on_node(pods: Iterable[HostPod], node: str | None, time_ns: int) -> Host
     return first
 
 
-def _follows_the_client(item: Evidence) -> bool:
+def follows_the_client(item: Evidence) -> bool:
     """A worker's line saying the JAX client died: the host only followed the client."""
     rule = symptom_of(item.entry) if item.symptom else None
     return rule is not None and rule.look is CLIENT_LOGS
@@ -246,7 +246,7 @@ def failing_hosts(
             host
             and item.source != "pod-event"
             and TEARDOWN not in item.message
-            and not _follows_the_client(item)
+            and not follows_the_client(item)
         ):
             firsts.setdefault(host.pod, (item.time_ns, item.entry))
             if not item.symptom:

@@ -48,6 +48,7 @@ from pathways_workload.triage.hosts import (
     TEARDOWN,
     HostPod,
     entry_host,
+    follows_the_client,
     pod_on_node,
     runs_on_host,
 )
@@ -167,7 +168,11 @@ def _add_evidence(
             if item.source in NODE_SOURCES:
                 key = host_on_node(pods, item.node, item.time_ns) or key
             lane = lanes.setdefault(key, _Lane(key))
-            eligible = key[0] in ("head", "host") and TEARDOWN not in item.message
+            eligible = (
+                key[0] in ("head", "host")
+                and TEARDOWN not in item.message
+                and not follows_the_client(item)
+            )
             first = eligible and key not in started
             if first or item is root:
                 started.add(key)
