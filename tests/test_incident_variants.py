@@ -128,19 +128,20 @@ def _next_attempt(entry: Entry, seconds: int) -> Entry:
     return line
 
 
-def test_a_hang_the_jobset_restarted_from_is_still_the_hang(tmp_path: Path) -> None:
-    """The hung run is restarted (its pods killed) and the next attempt trains on healthily:
-    the hang is still the failure of the window, not the `Killing` events."""
-    entries = _entries("silent-hang")
-    scheduled = [e for e in entries if e.get("jsonPayload", {}).get("reason") == "Scheduled"]
-    healthy = [
+def _restarted_healthily(entries: list[Entry]) -> list[Entry]:
+    """The silent-hang workload's lines of 14:05 to 14:20 again as the next restart attempt
+    logs them, 55 minutes later: an attempt that trains on healthily."""
+    return [
         _next_attempt(e, 55 * 60)
         for e in entries
         if e["resource"]["type"] == "k8s_container"
         and e["labels"].get("k8s-pod/jobset_sigs_k8s_io/jobset-name") == "dpo-train"
         and "2026-11-25T14:05" <= e["timestamp"] < "2026-11-25T14:20"
     ]
-    entries += [_killing(event, "2026-11-25T14:59:30Z") for event in scheduled] + healthy
+
+
+def _triage_restarted(tmp_path: Path, entries: list[Entry]) -> dict[str, Any]:
+    """Triage of the silent-hang workload restarted (see `_restarted_healthily`)."""
     path = tmp_path / "restarted.json"
     path.write_text(json.dumps(entries))
     coordinates = target_args("silent-hang")[1:5]  # the project, cluster and namespace
@@ -148,8 +149,31 @@ def test_a_hang_the_jobset_restarted_from_is_still_the_hang(tmp_path: Path) -> N
     workload = ("--workload=jobset:dpo-train", "--action=triage", "--format=json")
     code, out, err = run_cli(f"--logs_file={path}", *coordinates, *window, *workload)
     assert code == 0, err
-    report = json.loads(out)
+    report: dict[str, Any] = json.loads(out)
+    return report
+
+
+def test_a_hang_the_jobset_restarted_from_is_still_the_hang(tmp_path: Path) -> None:
+    """The hung run is restarted (its pods killed) and the next attempt trains on healthily:
+    the hang is still the failure of the window, not the `Killing` events."""
+    entries = _entries("silent-hang")
+    scheduled = [e for e in entries if e.get("jsonPayload", {}).get("reason") == "Scheduled"]
+    entries += [_killing(event, "2026-11-25T14:59:30Z") for event in scheduled]
+    report = _triage_restarted(tmp_path, entries + _restarted_healthily(entries))
     _same_failure(report["root_cause"], expected("silent-hang")["root_cause"])
+    assert len(report["failures"]) == 1
+
+
+@pytest.mark.parametrize("events", ["scheduled only", "none"])
+def test_a_hang_restarted_with_no_event_read_is_still_the_hang(tmp_path: Path, events: str) -> None:
+    """The same, with no `Killing` event read (the export lacks the events, or has only the
+    first attempt's `Scheduled` ones): the earlier attempt is read alone, and it hung."""
+    entries = _entries("silent-hang")
+    if events == "none":
+        entries = [e for e in entries if not e["logName"].endswith("/events")]
+    report = _triage_restarted(tmp_path, entries + _restarted_healthily(entries))
+    _same_failure(report["root_cause"], expected("silent-hang")["root_cause"])
+    assert report["root_cause"]["restart_attempt"] == "0"
     assert len(report["failures"]) == 1
 
 

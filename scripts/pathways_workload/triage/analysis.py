@@ -276,11 +276,14 @@ def _hang(
     on from (a restart that resumed), in the attempt of the last step; or before errors
     that cannot have stopped its steps (see `_stopped_steps`). Kubernetes events alone after
     the last step (the hung run deleted or restarted) rule out no hang, and the attempt they
-    stopped is looked at too."""
+    stopped is looked at too; with no failure at all, so is every restart attempt before the
+    latest (restarted with no Kubernetes event read)."""
     last, clients = found.latest_lines(), found.clients()
     unseen = _unseen_hosts(found, request)
     if not failures:
-        return _quiet_in(last, clients, unseen, request, failures)
+        return _quiet_in(last, clients, unseen, request, failures) or _earlier_hang(
+            last, clients, request
+        )
     step = _last_step(last, clients)
     if step is None or any(
         _stopped_steps(f, entry_time_ns(step)) and not rules.stopped_from_outside(f)
@@ -292,6 +295,24 @@ def _hang(
         lines = [e for e in last if attempt_of(e) == attempt]
         silent = unseen if attempt == attempt_of(step) else []
         hang = _quiet_in(lines, clients, silent, request, failures)
+        if hang:
+            return hang
+    return []
+
+
+def _earlier_hang(
+    last: list[Entry], clients: frozenset[str], request: Request
+) -> list[rules.Failure]:
+    """The hang of the earliest restart attempt before the latest one in which a component
+    went quiet and the steps stopped while the attempt logged on (its JobSet then restarted
+    it): each attempt is read alone, up to its own last line."""
+    attempts: dict[str, int] = {}  # each attempt's latest line
+    for entry in last:
+        if (attempt := restart_attempt(entry)) is not None:
+            attempts[attempt] = max(attempts.get(attempt, 0), entry_time_ns(entry))
+    for attempt in sorted(attempts, key=attempts.__getitem__)[:-1]:
+        lines = [entry for entry in last if restart_attempt(entry) == attempt]
+        hang = _quiet_in(lines, clients, [], request, [])
         if hang:
             return hang
     return []

@@ -448,4 +448,4 @@ def hang_failure(entry: Entry, due_ns: int, others: Sequence[Entry] = ()) -> Fai
     item, *more = (
         Evidence(line, entry_time_ns(line), "container", symptom=False) for line in (entry, *others)
     )
-    return Failure(item, None, [], [item, *more], hang=True, due_ns=due_ns)
+    return Failure(item, item.attempt, [], [item, *more], hang=True, due_ns=due_ns)
