@@ -156,9 +156,11 @@ def test_print_mode_is_valid_shell_that_round_trips(name: str) -> None:
     # Node queries chained to node discovery are loops; tests/test_print_chain.py runs them.
     chained = [b for b in every if b[1].startswith(("NODES=$(", "printf "))]
     assert bool(chained) == (name in ("node-ooms", "interruptions", "neighbors"))
-    # A stage built from earlier answers (traceback follow-ups) is a comment saying what to run.
+    # A stage built from earlier answers (traceback follow-ups, whether the workload completed
+    # before SIGTERM lines) is a comment saying what to run.
     notes = [b for b in every if all(line.startswith("#") for line in b)]
-    assert bool(notes) == (name in ("errors", "user-workload", "triage"))
+    sweeps = ("errors", "user-workload", "proxy", "pathways-rm", "workers")
+    assert bool(notes) == (name in (*sweeps, "colocated-python-sidecar", "triage"))
     blocks = [b for b in every if b not in chained and b not in notes]
     assert all(b[0].startswith("# ") and b[-1].startswith("# Logs Explorer: ") for b in blocks)
     commands = ["\n".join(block[1:-1]) for block in blocks]

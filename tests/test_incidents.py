@@ -747,6 +747,19 @@ def test_the_crash_sweep_says_when_the_run_completed_before_its_sigterm_lines(
         assert all(entry["resource"]["type"] == "k8s_container" for entry in entries)
 
 
+@pytest.mark.parametrize("action", ["workers", "pathways-rm", "proxy"])
+def test_a_component_action_says_when_the_run_completed_before_its_sigterm_lines(
+    action: str,
+) -> None:
+    """A per-container action on a finished run shows its container's teardown SIGTERM; the
+    same note as the crash sweep's names the completion."""
+    code, out, err = run_cli(*target_args("finished-run"), f"--action={action}")
+    assert code == 0, err
+    assert "SIGTERM" in out
+    (note,) = [line for line in err.splitlines() if line.startswith("note: completed at ")]
+    assert expected("finished-run")["completed"]["timestamp"] in note
+
+
 def _rerun(entries: list[dict[str, Any]], pods: set[str], before: str) -> list[dict[str, Any]]:
     """The lines and events of `pods` before `before`, again 45 minutes later in pods of new
     names (the JobSet made again under its name): each pod's random suffix `rerun`."""

@@ -79,6 +79,7 @@ def _component(
     stages = single(sweeps.container_action(purpose, containers, component_terms))
     if follow_tracebacks:
         stages = (*stages, after_sweep("lines"))
+    stages = (*stages, after_teardown("lines"))
     return Action(name, help_line, stages, present_entries(), default_severity="ERROR")
 
 
@@ -187,7 +188,7 @@ ACTIONS: dict[str, Action] = {
         Action(
             "colocated-python-sidecar",
             "the colocated Python sidecar, and workers waiting for it",
-            single(sweeps.build_sidecar),
+            (*single(sweeps.build_sidecar), after_teardown("sidecars")),
             present_entries(),
             default_severity="ERROR",
         ),
