@@ -906,3 +906,66 @@ def test_the_crash_sweep_of_pods_named_by_a_prefix_says_their_jobset_completed()
     (note,) = [line for line in err.splitlines() if line.startswith("note: completed at ")]
     assert expected("finished-run")["completed"]["timestamp"] in note
     assert "(JobSet/gemma-sft)" in note
+
+
+def _worker_lines(
+    entries: list[dict[str, Any]], lines: dict[str, str], timestamp: str
+) -> list[dict[str, Any]]:
+    """Each of `lines` (by the worker pod prefix that logs it) as an ERROR line of that pod's
+    pathways-worker container at `timestamp`."""
+    added = []
+    for number, (prefix, text) in enumerate(lines.items()):
+        logged = next(
+            e
+            for e in entries
+            if e["resource"]["labels"].get("container_name") == "pathways-worker"
+            and e["resource"]["labels"].get("pod_name", "").startswith(prefix)
+        )
+        line = {**logged, "insertId": f"added-{number}", "severity": "ERROR"}
+        line.pop("jsonPayload", None)
+        line.update(timestamp=timestamp, receiveTimestamp=timestamp, textPayload=text)
+        added.append(line)
+    return added
+
+
+# The coordination service's words for a JAX process gone silent (openxla/xla
+# xla/tsl/distributed_runtime/coordination/coordination_service.cc; jax-ml/jax issue #23599).
+HEARTBEAT_TIMEOUT = (
+    "/job:jax_worker/replica:0/task:0 has been set to ERROR in coordination service: "
+    "UNAVAILABLE: Task /job:jax_worker/replica:0/task:3 heartbeat timeout. This indicates that "
+    "the remote task has failed, got preempted, or crashed unexpectedly. Check the task logs for "
+    "an earlier error to debug further."
+)
+
+
+def test_a_coordination_service_timeout_is_the_known_failure_known_only_downstream(
+    tmp_path: Path,
+) -> None:
+    """Worker 0/0 reports that task 3 stopped sending heartbeats, and nothing says why: triage
+    names the coordination-service failure and points at the task's own logs, not at the line
+    as the cause."""
+    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
+    added = _worker_lines(
+        entries, {"qwen-pretrain-worker-0-0-": HEARTBEAT_TIMEOUT}, "2026-11-26T10:59:58Z"
+    )
+    cause = triage_of("healthy-run", tmp_path, [*entries, *added])["root_cause"]
+    assert cause["scenario_slug"] == "jax-coordination"
+    assert cause["downstream_only"] is True
+    assert "task N is process N" in cause["reason_in"]
+
+
+def test_the_task_that_failed_outranks_the_coordination_service_timeout(tmp_path: Path) -> None:
+    """Worker 1/0 fails first; worker 0/0's heartbeat timeout for it is only the report."""
+    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
+    failed = _worker_lines(
+        entries,
+        {"qwen-pretrain-worker-1-0-": "Check failed: ok DMA halted"},
+        "2026-11-26T10:59:50Z",
+    )
+    reported = _worker_lines(
+        entries, {"qwen-pretrain-worker-0-0-": HEARTBEAT_TIMEOUT}, "2026-11-26T10:59:58Z"
+    )
+    reported[0]["insertId"] = "added-report"
+    cause = triage_of("healthy-run", tmp_path, [*entries, *failed, *reported])["root_cause"]
+    assert cause["message"].endswith("Check failed: ok DMA halted")
+    assert cause["scenario_slug"] != "jax-coordination"

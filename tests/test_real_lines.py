@@ -16,7 +16,13 @@ from tests.test_examples import fetched_by
 
 # Known failures whose lines are reports from the survivors: the client's view of a proxy
 # that went away, a peer that vanished (also the head's services), the signal Kubernetes sent.
-DOWNSTREAM = {"sigterm", "proxy-connection-terminated", "lost-peer", "compilation-service-crash"}
+DOWNSTREAM = {
+    "sigterm",
+    "proxy-connection-terminated",
+    "lost-peer",
+    "compilation-service-crash",
+    "jax-coordination",
+}
 # The infrastructure records of scenario 4: an interruption or node pool operation sends the
 # SIGTERM, so it is a cause, not the downstream signal.
 INTERRUPTIONS = {examples.AUDIT, examples.NODE_EVENT, examples.NODEPOOL}

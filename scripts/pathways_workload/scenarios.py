@@ -145,6 +145,47 @@ GCS_FORBIDDEN_LINE = (
     "Permission 'storage.buckets.get' denied on resource (or it may not exist)."
 )
 GCS_FORBIDDEN_SOURCE = "ansible-collections/google.cloud issue #575 (google-cloud-storage)"
+# The JAX coordination service (jax.distributed) times out a barrier or a silent process in
+# these words; the real lines are those of public reports.
+COORDINATION_SERVICE = (
+    "openxla/xla@b80f3b7 xla/tsl/distributed_runtime/coordination/coordination_service.cc"
+)
+BARRIER_INIT_LINE = (
+    "DEADLINE_EXCEEDED: Barrier timed out. Id: [Init]Wait_for_all_tasks_to_register::0. This "
+    "usually happens because a task triggered the barrier too early or too slowly. Please look "
+    "at the task logs (both timed out and first task) to debug further."
+)
+BARRIER_CHECKPOINT_LINE = (
+    "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Id: "
+    "0_async_write_complete.0.1. This usually happens because a task triggered the barrier too "
+    "early or too slowly. Please look at the task logs (both timed out and first task) to debug "
+    "further."
+)
+HEARTBEAT_LINE = (
+    "/job:jax_worker/replica:0/task:0 has been set to ERROR in coordination service: "
+    "UNAVAILABLE: Task /job:jax_worker/replica:0/task:0 heartbeat timeout. This indicates that "
+    "the remote task has failed, got preempted, or crashed unexpectedly. Check the task logs for "
+    "an earlier error to debug further. [type.googleapis.com/tensorflow.CoordinationServiceError"
+    "='']"
+)
+BARRIER_TIMEOUTS = (
+    _ex(
+        BARRIER_INIT_LINE, "AI-Hypercomputer/gpu-recipes issue #2; " + COORDINATION_SERVICE, CLIENT
+    ),
+    _ex(BARRIER_CHECKPOINT_LINE, "AI-Hypercomputer/maxtext issue #1434 (an Orbax save)", CLIENT),
+)
+SHARED_FATE_LINE = (
+    "Terminating process because the JAX distributed service detected fatal errors. This most "
+    "likely indicates that another task died; see the other task logs for more details. Disable "
+    "Python buffering, i.e. `python -u`, to be sure to see all the previous output. absl::Status: "
+    "UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):"
+)
+SHARED_FATE = (
+    _ex(SHARED_FATE_LINE, "jax-ml/jax@2c55d1b docs/fault_tolerance.rst", CLIENT, "CRITICAL"),
+)
+HEARTBEAT_TIMEOUTS = (
+    _ex(HEARTBEAT_LINE, "jax-ml/jax issue #23599; " + COORDINATION_SERVICE, CLIENT),
+)
 # kube-scheduler's reason for the pod it deletes to make room for one of higher priority.
 SCHEDULER_PREEMPTED = "Preempted"
 
@@ -745,6 +786,27 @@ _CLASSES = (
             next(t.example for t in terms.SCHEDULING_FAILURE_CATALOGUE if t.text == "FailedMount"),
         ),
         substrings=("does not have storage.", "Permission 'storage."),
+    ),
+    Scenario(
+        31,
+        "jax-coordination",
+        "The JAX processes lost each other (coordination service)",
+        "a process of a multi-host JAX run (one per TPU host, started by "
+        "jax.distributed.initialize) did not reach a barrier in time or stopped sending "
+        "heartbeats: it never started (its pod pending or crashing before it connected), it "
+        "died (an OOM kill, a TPU fault, a preemption) or it was slow (a long import or "
+        "checkpoint write); the processes that waited for it only report it",
+        "find the tasks the message names (task N is JAX process N, the pod of completion "
+        "index N) and read their logs, pod events and nodes before the timeout; fix what "
+        "stopped them; raise the timeout (initialization_timeout, heartbeat_timeout_seconds, "
+        "the checkpointer's barrier timeout) only when they were just slow",
+        (*BARRIER_TIMEOUTS, *HEARTBEAT_TIMEOUTS, *SHARED_FATE),
+        substrings=(
+            "Barrier timed out",
+            "heartbeat timeout. This indicates that the remote task",
+            "stopped sending heartbeats",
+            "JAX distributed service detected",
+        ),
     ),
 )
 SCENARIOS = _CLASSICS + _CLASSES

@@ -148,6 +148,11 @@ SLICE_LOGS = Look(
         *NODE_ACTIONS,
     ),
 )
+TASK_LOGS = Look(
+    "the JAX processes the message names (task N is process N, the pod of completion index "
+    "N): their logs, pod events and nodes before the timeout",
+    ("--action=errors --min_severity=WARNING", "--action=pod-events", *NODE_ACTIONS),
+)
 STALL_LOGS = Look(
     "the proxy's and the workers' lines around it (a transfer stall, or a peer that went away)",
     ("--action=proxy --min_severity=WARNING", "--action=workers --min_severity=WARNING"),
@@ -294,6 +299,11 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "Cancelled", PROXY_LOGS, (_crash_example("Connection to IFRT proxy server was terminated"),)
     ),
     Symptom("lost connection to peer", PEER_LOGS, (_crash_example("lost connection to peer"),)),
+    # The coordination service reports a JAX process that is late or gone, not why.
+    Symptom("Barrier timed out", TASK_LOGS, scenarios.BARRIER_TIMEOUTS),
+    Symptom("heartbeat timeout. This indicates", TASK_LOGS, scenarios.HEARTBEAT_TIMEOUTS),
+    Symptom("stopped sending heartbeats", TASK_LOGS, scenarios.SHARED_FATE),
+    Symptom("JAX distributed service detected", TASK_LOGS, scenarios.SHARED_FATE),
     Symptom(
         "Pipe from scheduler to aggregator",
         PEER_LOGS,
