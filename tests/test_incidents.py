@@ -969,3 +969,41 @@ def test_the_task_that_failed_outranks_the_coordination_service_timeout(tmp_path
     cause = triage_of("healthy-run", tmp_path, [*entries, *failed, *reported])["root_cause"]
     assert cause["message"].endswith("Check failed: ok DMA halted")
     assert cause["scenario_slug"] != "jax-coordination"
+
+
+# libtpu refuses a second process the chips another one holds (openxla/xla
+# xla/stream_executor/tpu/tpu_initializer_helper.cc TryAcquireTpuLock; jax-ml/jax issues #13260
+# and #10192, older releases logging it at INFO; marin-community/marin issue #2618 for vfio).
+TPU_IN_USE = (
+    (
+        "jaxlib.xla_extension.XlaRuntimeError: ABORTED: The TPU is already in use by process "
+        "with pid 2239507. Not attempting to load libtpu.so in this process.",
+        "ERROR",
+    ),
+    (
+        "I0000 00:00:1649423660.053391 1924758 f236.cc:165] libtpu.so already in use by another "
+        'process probably owned by another user. Run "$ sudo lsof -w /dev/accel0" to figure out '
+        "which process is using the TPU. Not attempting to load libtpu.so in this process.",
+        "INFO",
+    ),
+    (
+        "Failed to initialize TPU system with error: FAILED_PRECONDITION: open(/dev/vfio/0): "
+        "Device or resource busy: Device or resource busy; Couldn't open iommu group /dev/vfio/0",
+        "ERROR",
+    ),
+)
+
+
+@pytest.mark.parametrize(("line", "level"), TPU_IN_USE, ids=["aborted", "info", "vfio"])
+def test_a_tpu_another_process_holds_is_the_known_failure(
+    tmp_path: Path, line: str, level: str
+) -> None:
+    """Worker 1/0 could not open its TPU chips because another process held them: triage
+    names that, on that worker, as the cause."""
+    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
+    added = _worker_lines(entries, {"qwen-pretrain-worker-1-0-": line}, "2026-11-26T10:59:58Z")
+    added[0]["severity"] = level
+    cause = triage_of("healthy-run", tmp_path, [*entries, *added])["root_cause"]
+    assert cause["scenario_slug"] == "tpu-in-use"
+    assert cause["pod"].startswith("qwen-pretrain-worker-1-0-")
+    assert cause["downstream_only"] is False

@@ -186,6 +186,18 @@ SHARED_FATE = (
 HEARTBEAT_TIMEOUTS = (
     _ex(HEARTBEAT_LINE, "jax-ml/jax issue #23599; " + COORDINATION_SERVICE, CLIENT),
 )
+# libtpu takes its chips for one process (TryAcquireTpuLock); another that tries is refused.
+TPU_LOCK = (
+    "openxla/xla@001918b xla/stream_executor/tpu/tpu_initializer_helper.cc (TryAcquireTpuLock)"
+)
+TPU_IN_USE_LINE = (
+    "jaxlib.xla_extension.XlaRuntimeError: ABORTED: The TPU is already in use by process with "
+    "pid 2239507. Not attempting to load libtpu.so in this process."
+)
+VFIO_BUSY_LINE = (
+    "Failed to initialize TPU system with error: FAILED_PRECONDITION: open(/dev/vfio/0): Device "
+    "or resource busy: Device or resource busy; Couldn't open iommu group /dev/vfio/0"
+)
 # kube-scheduler's reason for the pod it deletes to make room for one of higher priority.
 SCHEDULER_PREEMPTED = "Preempted"
 
@@ -807,6 +819,32 @@ _CLASSES = (
             "stopped sending heartbeats",
             "JAX distributed service detected",
         ),
+    ),
+    Scenario(
+        32,
+        "tpu-in-use",
+        "Another process already holds the TPU chips",
+        "a second process on the host tried to open TPU chips that a process started earlier "
+        "still held: another JAX process in the same container (a check or helper run before "
+        "the program, a data-loader child that imports JAX and touches the TPU, a previous run "
+        "not yet exited), or a process outside the pod's accounting (a privileged or host-level "
+        "process, a pod on the node that uses the TPU without requesting it)",
+        "start one TPU process per host: stop the earlier process, keep JAX off the TPU in "
+        "helpers and data-loader workers (JAX_PLATFORMS=cpu for them), make sure every pod "
+        "that uses the TPU requests google.com/tpu, and wait for the previous run's pods to "
+        "terminate before starting the next; if nothing else should hold the chips, recreate "
+        "the node",
+        (
+            _ex(TPU_IN_USE_LINE, "jax-ml/jax issue #13260; " + TPU_LOCK, CLIENT),
+            _example("Not attempting to load libtpu.so"),
+            _ex(VFIO_BUSY_LINE, "marin-community/marin issue #2618", CLIENT),
+        ),
+        substrings=(
+            "The TPU is already in use by",
+            "Not attempting to load libtpu.so",
+            "Device or resource busy; Couldn't open iommu group",
+        ),
+        info_level=True,
     ),
 )
 SCENARIOS = _CLASSICS + _CLASSES

@@ -244,6 +244,16 @@ CRASH_CATALOGUE = (
         CLIENT,
     ),
     term(
+        # Logged at INFO by older releases: the process runs without its TPU.
+        "Not attempting to load libtpu.so",
+        'libtpu.so already in use by another process probably owned by another user. Run "$ sudo '
+        'lsof -w /dev/accel0" to figure out which process is using the TPU. Not attempting to '
+        "load libtpu.so in this process.",
+        "jax-ml/jax issue #10192",
+        CLIENT,
+        "INFO",
+    ),
+    term(
         "ABORTED:",
         'XlaRuntimeError: ABORTED: Permanent error, with a last message "" of The metadata for '
         "object was edited during the operation. Please try again",
