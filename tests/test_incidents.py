@@ -1007,3 +1007,41 @@ def test_a_tpu_another_process_holds_is_the_known_failure(
     assert cause["scenario_slug"] == "tpu-in-use"
     assert cause["pod"].startswith("qwen-pretrain-worker-1-0-")
     assert cause["downstream_only"] is False
+
+
+# The kubelet's events for a container whose Secret or ConfigMap is missing (kubernetes
+# pkg/kubelet/kuberuntime/kuberuntime_container.go 'Error: %v'; public captures in
+# carlosedp/cluster-monitoring #21, rustyrazorblade/easy-db-lab #733, shieldworks/aegis #293,
+# cloudfoundry/eirini-release #111).
+MISSING_CONFIG = (
+    ("Failed", 'Error: secret "hf-token" not found'),
+    ("Failed", 'Error: configmap "pathways-config" not found'),
+    ("Failed", "Error: couldn't find key token in Secret default/hf-token"),
+    ("FailedMount", 'MountVolume.SetUp failed for volume "gcs-key" : secret "gcs-key" not found'),
+)
+
+
+@pytest.mark.parametrize(("reason", "message"), MISSING_CONFIG)
+def test_a_missing_secret_or_configmap_is_the_known_failure(
+    tmp_path: Path, reason: str, message: str
+) -> None:
+    """Slice 1's worker containers were never created: the kubelet could not find the Secret
+    or ConfigMap they use. Triage names the missing configuration on a slice 1 pod."""
+    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
+
+    def pod(entry: dict[str, Any]) -> str:
+        return str(entry["resource"]["labels"].get("pod_name", ""))
+
+    slice_1 = [e for e in entries if pod(e).startswith("qwen-pretrain-worker-1-")]
+    scheduled = [e for e in slice_1 if e.get("jsonPayload", {}).get("reason") == "Scheduled"]
+    failed = []
+    for number, event in enumerate(json.loads(json.dumps(scheduled))):
+        event["jsonPayload"].update(reason=reason, type="Warning", message=message)
+        event.update(insertId=f"config-{number}", severity="WARNING")
+        event["timestamp"] = "2026-11-26T10:02:20Z"
+        failed.append(event)
+    kept = [e for e in entries if e not in slice_1]
+    cause = triage_of("healthy-run", tmp_path, [*kept, *scheduled, *failed])["root_cause"]
+    assert cause["scenario_slug"] == "missing-config"
+    assert message in cause["message"]
+    assert cause["pod"].startswith("qwen-pretrain-worker-1-")

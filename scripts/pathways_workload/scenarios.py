@@ -198,6 +198,48 @@ VFIO_BUSY_LINE = (
     "Failed to initialize TPU system with error: FAILED_PRECONDITION: open(/dev/vfio/0): Device "
     "or resource busy: Device or resource busy; Couldn't open iommu group /dev/vfio/0"
 )
+# The kubelet cannot build a container's environment or volumes from a Secret or ConfigMap:
+# 'Error: %v' (a Failed event) or a FailedMount event, with the API's not-found error or the
+# missing key (pkg/kubelet/kubelet_pods.go makeEnvironmentVariables: "couldn't find key %v in
+# Secret %v/%v"). Newer kubelets name the kind in the singular, older ones in the plural.
+KUBELET_CONFIG = (
+    "kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_container.go (startContainer: "
+    "Error: %v) and pkg/kubelet/kubelet_pods.go (makeEnvironmentVariables)"
+)
+MISSING_CONFIG = (
+    ("Failed", 'Error: secret "smtp-account" not found', "carlosedp/cluster-monitoring issue #21"),
+    (
+        "Failed",
+        'Error: secrets "busybox-secret-47" not found',
+        "kubernetes/kubernetes issue #80466",
+    ),
+    (
+        "Failed",
+        'Error: configmap "cluster-config" not found',
+        "rustyrazorblade/easy-db-lab issue #733",
+    ),
+    (
+        "Failed",
+        "Error: couldn't find key VALUE in Secret default/aegis-secret-aegis-workload-demo",
+        "shieldworks/aegis issue #293",
+    ),
+    (
+        "FailedMount",
+        'MountVolume.SetUp failed for volume "cf-secrets" : secrets "secrets-2.16.4-1" not found',
+        "cloudfoundry/eirini-release issue #111",
+    ),
+    (
+        "FailedMount",
+        'MountVolume.SetUp failed for volume "config" : configmap "kube-apiserver" not found',
+        "kubernetes/kubernetes issue #90725",
+    ),
+    (
+        "FailedMount",
+        'Unable to mount volumes for pod "nginx-ingress-controller-1626740531-88561_default('
+        'd125e230-1151-11e6-a2d1-0adbaa6061ff)": configmaps "nginx-template" not found',
+        "kubernetes/kubernetes issue #25096",
+    ),
+)
 # kube-scheduler's reason for the pod it deletes to make room for one of higher priority.
 SCHEDULER_PREEMPTED = "Preempted"
 
@@ -845,6 +887,30 @@ _CLASSES = (
             "Device or resource busy; Couldn't open iommu group",
         ),
         info_level=True,
+    ),
+    Scenario(
+        33,
+        "missing-config",
+        "A Secret or ConfigMap the pods use is missing",
+        "a container's environment (env valueFrom, envFrom) or a volume refers to a Secret or "
+        "ConfigMap, or a key in one, that does not exist in the pod's namespace (not created "
+        "yet, misspelt, created in another namespace), so the kubelet cannot create the "
+        "container (CreateContainerConfigError) or mount the volume, and the pod never starts; "
+        "the rest of the workload waits for it",
+        "create the Secret or ConfigMap (or the key) the event names in the workload's "
+        "namespace, or correct the name in the JobSet; the kubelet retries and starts the "
+        "container once it exists, but a Job that has already failed must be recreated",
+        tuple(
+            _event(reason, line, f"{source}; {KUBELET_CONFIG}")
+            for reason, line, source in MISSING_CONFIG
+        ),
+        substrings=(
+            ': secret "',
+            ': secrets "',
+            ': configmap "',
+            ': configmaps "',
+            "Error: couldn't find key",
+        ),
     ),
 )
 SCENARIOS = _CLASSICS + _CLASSES
