@@ -142,3 +142,27 @@ def test_a_cloud_storage_refusal_is_a_known_failure_and_a_cause(line: str) -> No
     assert matched is not None and matched.slug == "gcs-permission", matched
     item = classify(entry)
     assert item is not None and item.decisive
+
+
+# XLA's error pages (openxla/xla docs/errors/error_0200.md scenario 3.A, error_03xx.md): a
+# core that halts on a launch group mismatch is the hosts' programs disagreeing (or, under a
+# single controller, the runtime's scheduling), not the chip failing.
+LAUNCH_GROUP_LINES = (
+    "jax.errors.JaxRuntimeError: INTERNAL: Core halted unexpectedly: INTERNAL: Accelerator "
+    "device halted prematurely, perhaps due to an on-device check-failure. Node 0 halted "
+    "unexpectedly at tag:pc TensorCoreSequencer:1:0x1d9 (from TensorCoreSequencer:1:0x309): "
+    "scheckne: An unexpected leader shows up in the launch group with a different launch id "
+    "than the current group leader.",
+    "An unexpected peer shows up in the launch group with a different launch id than the "
+    "current group leader.",
+)
+
+
+@pytest.mark.parametrize("line", LAUNCH_GROUP_LINES, ids=["halted", "peer"])
+def test_a_launch_group_mismatch_is_no_hardware_fault(line: str) -> None:
+    entry = entry_of(Example(line, "XLA error pages", terms.CLIENT))
+    assert fetched_by("triage", entry)
+    matched = scenarios.match(entry)
+    assert matched is not None and matched.slug == "launch-group-mismatch", matched
+    item = classify(entry)
+    assert item is not None and item.decisive

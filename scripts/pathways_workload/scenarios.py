@@ -240,6 +240,14 @@ MISSING_CONFIG = (
         "kubernetes/kubernetes issue #25096",
     ),
 )
+# XLA's error pages: a TPU core halts on a compiler-generated check when the hosts' programs
+# disagree (E0200 scenario 3.A; 03xx), which is no hardware fault.
+LAUNCH_GROUP_LINE = (
+    "Core halted unexpectedly: INTERNAL: Accelerator device halted prematurely, perhaps due to "
+    "an on-device check-failure. Node 0 halted unexpectedly at tag:pc TensorCoreSequencer:1:0x1d9"
+    " (from TensorCoreSequencer:1:0x309): scheckne: An unexpected leader shows up in the launch "
+    "group with a different launch id than the current group leader."
+)
 # kube-scheduler's reason for the pod it deletes to make room for one of higher priority.
 SCHEDULER_PREEMPTED = "Preempted"
 
@@ -911,6 +919,31 @@ _CLASSES = (
             ': configmaps "',
             "Error: couldn't find key",
         ),
+    ),
+    Scenario(
+        34,
+        "launch-group-mismatch",
+        "A TPU core halted on a launch group mismatch",
+        "a TPU core halted on a check the compiler inserts: a core joined a launch group whose "
+        "leader had another launch id. In a multi-controller JAX run the hosts launched "
+        "different programs (XLA_FLAGS or LIBTPU_INIT_ARGS, image, JAX or libtpu versions that "
+        "differ, or a host-dependent jit, shape or order of computations); under Pathways, a "
+        "single controller, XLA's error page calls it a bug in the runtime's scheduling. "
+        "Either way it is not a hardware fault",
+        "multi-controller: give every host the same image, flags and environment, and make "
+        "every host run the same computations in the same order; Pathways: compare the image "
+        "tags of the RM, proxy and workers with the last good run and report it with the "
+        "Pathways release; do not take the hosts out, they are not faulty",
+        (
+            _ex(
+                LAUNCH_GROUP_LINE,
+                "openxla/xla@2c8839d docs/errors/error_0200.md (scenario 3.A)",
+                WORKER,
+            ),
+            _example("shows up in the launch group"),
+        ),
+        substrings=("shows up in the launch group",),
+        wraps=True,
     ),
 )
 SCENARIOS = _CLASSICS + _CLASSES

@@ -244,6 +244,15 @@ CRASH_CATALOGUE = (
         CLIENT,
     ),
     term(
+        # The second line of a core halt's message when the hosts' launches disagree.
+        "shows up in the launch group",
+        "An unexpected peer shows up in the launch group with a different launch id than the "
+        "current group leader. If using single controller backends, this signals a bug in the "
+        "runtime scheduling system or above. If using multi-controller backends",
+        "openxla/xla@27585e2 docs/errors/error_03xx.md",
+        CLIENT,
+    ),
+    term(
         # Logged at INFO by older releases: the process runs without its TPU.
         "Not attempting to load libtpu.so",
         'libtpu.so already in use by another process probably owned by another user. Run "$ sudo '
