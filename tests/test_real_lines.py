@@ -166,3 +166,23 @@ def test_a_launch_group_mismatch_is_no_hardware_fault(line: str) -> None:
     assert matched is not None and matched.slug == "launch-group-mismatch", matched
     item = classify(entry)
     assert item is not None and item.decisive
+
+
+# Mosaic compile failures of Pallas TPU kernels (openxla/xla docs/errors/error_2xxx.md), also
+# when the error comes back through the IFRT proxy with its `compile: ` prefix.
+MOSAIC_LINES = (
+    "jax.errors.JaxRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: failed to "
+    "legalize operation 'arith.mulf'",
+    "compile: INVALID_ARGUMENT: Mosaic failed to compile TPU kernel: Static device assignment "
+    "is undefined",
+)
+
+
+@pytest.mark.parametrize("line", MOSAIC_LINES, ids=["direct", "through-the-proxy"])
+def test_a_pallas_kernel_mosaic_rejects_is_the_known_failure(line: str) -> None:
+    entry = entry_of(Example(line, "XLA error pages", terms.CLIENT))
+    assert fetched_by("errors", entry)
+    matched = scenarios.match(entry)
+    assert matched is not None and matched.slug == "mosaic-compile", matched
+    item = classify(entry)
+    assert item is not None and item.decisive

@@ -248,6 +248,12 @@ LAUNCH_GROUP_LINE = (
     " (from TensorCoreSequencer:1:0x309): scheckne: An unexpected leader shows up in the launch "
     "group with a different launch id than the current group leader."
 )
+# XLA's error page for Mosaic (Pallas TPU kernel) compilation failures (2xxx).
+MOSAIC_ERRORS = "openxla/xla@27585e2 docs/errors/error_2xxx.md"
+MOSAIC_VERSION_LINE = (
+    "INVALID_ARGUMENT: Mosaic failed to compile TPU kernel: unregistered operation "
+    "'tpu.wait_dma' found in dialect ('tpu') that does not allow unknown operations"
+)
 # kube-scheduler's reason for the pod it deletes to make room for one of higher priority.
 SCHEDULER_PREEMPTED = "Preempted"
 
@@ -943,6 +949,26 @@ _CLASSES = (
             _example("shows up in the launch group"),
         ),
         substrings=("shows up in the launch group",),
+        wraps=True,
+    ),
+    Scenario(
+        35,
+        "mosaic-compile",
+        "A Pallas kernel did not compile (Mosaic)",
+        "the Mosaic compiler rejected a custom Pallas TPU kernel: its block shapes or indices "
+        "do not fit the TPU's tiling, it uses a data type, operation or layout this TPU "
+        "generation does not support, or it asks for more scoped VMEM than the core has; an "
+        "'unregistered operation' means the JAX that built the kernel and the libtpu that "
+        "compiles it come from different releases",
+        "read the reason after 'Mosaic failed to compile TPU kernel' and change the kernel or "
+        "its block sizes (multiples of the tiling, dtypes the generation supports, less "
+        "scratch memory); for an unregistered operation use a JAX and libtpu (under Pathways, "
+        "server images) of one release; retrying does not help",
+        (
+            _example("Mosaic failed to compile TPU kernel"),
+            _ex(MOSAIC_VERSION_LINE, MOSAIC_ERRORS, CLIENT),
+        ),
+        substrings=("Mosaic failed to compile TPU kernel",),
         wraps=True,
     ),
 )

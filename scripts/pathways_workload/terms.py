@@ -244,6 +244,13 @@ CRASH_CATALOGUE = (
         CLIENT,
     ),
     term(
+        "Mosaic failed to compile TPU kernel",
+        "INTERNAL: Mosaic failed to compile TPU kernel: cannot statically prove that index in "
+        "dimension 0 is a multiple of 1024",
+        "openxla/xla@27585e2 docs/errors/error_2xxx.md",
+        CLIENT,
+    ),
+    term(
         # The second line of a core halt's message when the hosts' launches disagree.
         "shows up in the launch group",
         "An unexpected peer shows up in the launch group with a different launch id than the "
