@@ -1045,3 +1045,38 @@ def test_a_missing_secret_or_configmap_is_the_known_failure(
     assert cause["scenario_slug"] == "missing-config"
     assert message in cause["message"]
     assert cause["pod"].startswith("qwen-pretrain-worker-1-")
+
+
+# containerd's refusals to start a container, in the kubelet's Failed event (containerd/
+# containerd pull request #11557 and issue #7388; opencontainers/runc issue #4713).
+RUNTIME_START_FAILURES = (
+    "Error: failed to create containerd task: failed to create shim task: OCI runtime create "
+    'failed: runc create failed: unable to start container process: exec: "pythn": executable '
+    "file not found in $PATH: unknown",
+    "Error: failed to create containerd task: failed to create shim task: OCI runtime create "
+    "failed: runc create failed: unable to create new parent process",
+)
+
+
+@pytest.mark.parametrize("message", RUNTIME_START_FAILURES, ids=["command", "runtime"])
+def test_a_container_the_runtime_could_not_start_is_the_known_failure(
+    tmp_path: Path, message: str
+) -> None:
+    """Slice 1's worker containers never ran: containerd could not start their process."""
+    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
+    slice_1 = [
+        e
+        for e in entries
+        if str(e["resource"]["labels"].get("pod_name", "")).startswith("qwen-pretrain-worker-1-")
+    ]
+    scheduled = [e for e in slice_1 if e.get("jsonPayload", {}).get("reason") == "Scheduled"]
+    failed = []
+    for number, event in enumerate(json.loads(json.dumps(scheduled))):
+        event["jsonPayload"].update(reason="Failed", type="Warning", message=message)
+        event.update(insertId=f"start-{number}", severity="WARNING")
+        event["timestamp"] = "2026-11-26T10:02:20Z"
+        failed.append(event)
+    kept = [e for e in entries if e not in slice_1]
+    cause = triage_of("healthy-run", tmp_path, [*kept, *scheduled, *failed])["root_cause"]
+    assert cause["scenario_slug"] == "container-start-failed"
+    assert message in cause["message"]

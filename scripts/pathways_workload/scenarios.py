@@ -202,10 +202,11 @@ VFIO_BUSY_LINE = (
 # 'Error: %v' (a Failed event) or a FailedMount event, with the API's not-found error or the
 # missing key (pkg/kubelet/kubelet_pods.go makeEnvironmentVariables: "couldn't find key %v in
 # Secret %v/%v"). Newer kubelets name the kind in the singular, older ones in the plural.
-KUBELET_CONFIG = (
+KUBELET_START = (
     "kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_container.go (startContainer: "
-    "Error: %v) and pkg/kubelet/kubelet_pods.go (makeEnvironmentVariables)"
+    "Error: %v)"
 )
+KUBELET_CONFIG = KUBELET_START + " and pkg/kubelet/kubelet_pods.go (makeEnvironmentVariables)"
 MISSING_CONFIG = (
     ("Failed", 'Error: secret "smtp-account" not found', "carlosedp/cluster-monitoring issue #21"),
     (
@@ -253,6 +254,22 @@ MOSAIC_ERRORS = "openxla/xla@27585e2 docs/errors/error_2xxx.md"
 MOSAIC_VERSION_LINE = (
     "INVALID_ARGUMENT: Mosaic failed to compile TPU kernel: unregistered operation "
     "'tpu.wait_dma' found in dialect ('tpu') that does not allow unknown operations"
+)
+# containerd could not start a container's process; the kubelet's Failed event carries its
+# error after 'Error: ' (kuberuntime_container.go startContainer).
+RUNTIME_START_LINES = (
+    (
+        "Error: failed to create containerd task: failed to create shim task: OCI runtime create "
+        "failed: unable to retrieve OCI runtime error (open /run/containerd/io.containerd.runtime."
+        "v2.task/k8s.io/emptydir-concealed-disk-over-sizelimit-quotas-false-container/log.json: "
+        'no such file or directory): exec: "runc": executable file not found in $PATH',
+        "containerd/containerd pull request #11557 (a kubelet Failed event)",
+    ),
+    (
+        "failed to create containerd task: failed to create shim task: OCI runtime create "
+        "failed: runc create failed: unable to create new parent process",
+        "containerd/containerd issue #7388 (title)",
+    ),
 )
 # kube-scheduler's reason for the pod it deletes to make room for one of higher priority.
 SCHEDULER_PREEMPTED = "Preempted"
@@ -970,6 +987,25 @@ _CLASSES = (
         ),
         substrings=("Mosaic failed to compile TPU kernel",),
         wraps=True,
+    ),
+    Scenario(
+        36,
+        "container-start-failed",
+        "The container runtime could not start the container",
+        "containerd could not start the container's process: its command or entrypoint is not "
+        "in the image (a typo, another image, a script whose interpreter is missing), the image "
+        "cannot satisfy its working directory, mounts or user, or the node's runtime itself "
+        "failed (runc missing or broken, the node out of resources); the container never ran, "
+        "and the kubelet retries it (RunContainerError, then a crash-loop back-off)",
+        "read the error after 'OCI runtime create failed': for 'executable file not found', "
+        "correct the container's command and args or the image (run the image with the same "
+        "command to check); when it names the runtime or happens on one node only, recreate "
+        "that node",
+        tuple(
+            _event("Failed", line, f"{source}; {KUBELET_START}")
+            for line, source in RUNTIME_START_LINES
+        ),
+        substrings=("failed to create containerd task", "OCI runtime create failed"),
     ),
 )
 SCENARIOS = _CLASSICS + _CLASSES
