@@ -1080,3 +1080,26 @@ def test_a_container_the_runtime_could_not_start_is_the_known_failure(
     cause = triage_of("healthy-run", tmp_path, [*kept, *scheduled, *failed])["root_cause"]
     assert cause["scenario_slug"] == "container-start-failed"
     assert message in cause["message"]
+
+
+# The coordination service's words for a JAX process that came back restarted (openxla/xla
+# xla/tsl/distributed_runtime/coordination/coordination_service.cc: RegisterTask and the
+# heartbeat's incarnation check).
+RESTARTED_TASK = (
+    "ABORTED: /job:jax_worker/replica:0/task:3 unexpectedly tried to connect with a different "
+    "incarnation. It has likely restarted.",
+    "ABORTED: /job:jax_worker/replica:0/task:3 Heartbeat: Incarnation ID mismatch: expecting 1 "
+    "but got 2. The task has restarted and likely crashed earlier - check for any earlier errors "
+    "or any scheduler events (e.g. preemption, eviction) to debug further.",
+)
+
+
+@pytest.mark.parametrize("line", RESTARTED_TASK, ids=["register", "heartbeat"])
+def test_a_restarted_jax_process_is_reported_downstream(tmp_path: Path, line: str) -> None:
+    """Worker 0/0 reports that task 3 came back with a new incarnation: its earlier crash is
+    the reason, so triage names the coordination-service failure as known only downstream."""
+    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
+    added = _worker_lines(entries, {"qwen-pretrain-worker-0-0-": line}, "2026-11-26T10:59:58Z")
+    cause = triage_of("healthy-run", tmp_path, [*entries, *added])["root_cause"]
+    assert cause["scenario_slug"] == "jax-coordination"
+    assert cause["downstream_only"] is True

@@ -183,6 +183,24 @@ SHARED_FATE_LINE = (
 SHARED_FATE = (
     _ex(SHARED_FATE_LINE, "jax-ml/jax@2c55d1b docs/fault_tolerance.rst", CLIENT, "CRITICAL"),
 )
+# A task that comes back with a new incarnation (its process restarted) is refused in these
+# words (RegisterTask and the heartbeat's incarnation check).
+RESTARTED_TASKS = (
+    _ex(
+        "ABORTED: /job:jax_worker/replica:0/task:1 unexpectedly tried to connect with a different "
+        "incarnation. It has likely restarted.",
+        COORDINATION_SERVICE + " (RegisterTask)",
+        CLIENT,
+    ),
+    _ex(
+        "ABORTED: /job:jax_worker/replica:0/task:1 Heartbeat: Incarnation ID mismatch: expecting "
+        "5306912409148221431 but got 1410386234437208052. The task has restarted and likely "
+        "crashed earlier - check for any earlier errors or any scheduler events (e.g. "
+        "preemption, eviction) to debug further.",
+        COORDINATION_SERVICE + " (TaskState::RecordHeartbeat)",
+        CLIENT,
+    ),
+)
 HEARTBEAT_TIMEOUTS = (
     _ex(HEARTBEAT_LINE, "jax-ml/jax issue #23599; " + COORDINATION_SERVICE, CLIENT),
 )
@@ -885,12 +903,14 @@ _CLASSES = (
         "index N) and read their logs, pod events and nodes before the timeout; fix what "
         "stopped them; raise the timeout (initialization_timeout, heartbeat_timeout_seconds, "
         "the checkpointer's barrier timeout) only when they were just slow",
-        (*BARRIER_TIMEOUTS, *HEARTBEAT_TIMEOUTS, *SHARED_FATE),
+        (*BARRIER_TIMEOUTS, *HEARTBEAT_TIMEOUTS, *SHARED_FATE, *RESTARTED_TASKS),
         substrings=(
             "Barrier timed out",
             "heartbeat timeout. This indicates that the remote task",
             "stopped sending heartbeats",
             "JAX distributed service detected",
+            "It has likely restarted",
+            "The task has restarted and likely crashed earlier",
         ),
     ),
     Scenario(

@@ -304,6 +304,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("heartbeat timeout. This indicates", TASK_LOGS, scenarios.HEARTBEAT_TIMEOUTS),
     Symptom("stopped sending heartbeats", TASK_LOGS, scenarios.SHARED_FATE),
     Symptom("JAX distributed service detected", TASK_LOGS, scenarios.SHARED_FATE),
+    Symptom("It has likely restarted", TASK_LOGS, scenarios.RESTARTED_TASKS[:1]),
+    Symptom("has restarted and likely crashed earlier", TASK_LOGS, scenarios.RESTARTED_TASKS[1:]),
     Symptom(
         "Pipe from scheduler to aggregator",
         PEER_LOGS,
