@@ -1103,3 +1103,32 @@ def test_a_restarted_jax_process_is_reported_downstream(tmp_path: Path, line: st
     cause = triage_of("healthy-run", tmp_path, [*entries, *added])["root_cause"]
     assert cause["scenario_slug"] == "jax-coordination"
     assert cause["downstream_only"] is True
+
+
+def test_a_core_halt_split_over_two_lines_is_named_by_its_launch_group_line(
+    tmp_path: Path,
+) -> None:
+    """XLA's 03xx message arrives as two lines of one instant: 'Core halted unexpectedly ...
+    scheckne:' (alone, a chip fault) and 'An unexpected peer shows up in the launch group
+    ...'. Triage names the launch group mismatch, not a hardware fault."""
+    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
+    worker = "qwen-pretrain-worker-0-0-"
+    halted = _worker_lines(entries, {worker: LAUNCH_GROUP_HALT}, "2026-11-26T10:59:58.100000Z")
+    peer = _worker_lines(entries, {worker: LAUNCH_GROUP_PEER}, "2026-11-26T10:59:58.100050Z")
+    peer[0]["insertId"] = "added-peer"
+    cause = triage_of("healthy-run", tmp_path, [*entries, *halted, *peer])["root_cause"]
+    assert cause["message"] == LAUNCH_GROUP_HALT
+    assert cause["scenario_slug"] == "launch-group-mismatch"
+
+
+# openxla/xla docs/errors/error_03xx.md: one message, two lines.
+LAUNCH_GROUP_HALT = (
+    "XlaRuntimeError: INTERNAL: Core halted unexpectedly: INTERNAL: Accelerator device halted "
+    "prematurely, perhaps due to an on-device check-failure. Node 0 halted unexpectedly at "
+    "tag:pc TensorCoreSequencer:1:0x175 (from TensorCoreSequencer:1:0x21f): scheckne:"
+)
+LAUNCH_GROUP_PEER = (
+    "An unexpected peer shows up in the launch group with a different launch id than the current "
+    "group leader. If using single controller backends, this signals a bug in the runtime "
+    "scheduling system or above. If using multi-controller backends"
+)

@@ -86,6 +86,8 @@ def _brief(entry: Entry) -> dict[str, Any]:
 
 # How close in time a line must be to the cause to count as the cause's own evidence.
 OWN_EVIDENCE_NS = 30 * 10**9
+# The lines of one message the logging agent split are logged within this of each other.
+SPLIT_MESSAGE_NS = 10**9
 
 
 def _own(item: Evidence, cause: Evidence) -> bool:
@@ -101,14 +103,34 @@ def _scenario_of(failure: rules.Failure) -> scenarios.Scenario | None:
 
     A hang is the hang scenario. An interruption is the teardown scenario (its own
     record names it); otherwise a SIGTERM is only the JobSet tearing down, never the label.
+    A wrapping scenario on the rest of the cause's own message (split into lines: a core
+    halt whose next line names the launch group) names it over the cause line's own.
     """
     if failure.hang:
         return scenarios.HANG
-    if failure.cause.scenario is not None:
-        return failure.cause.scenario
-    own = [item.scenario for item in failure.evidence if _own(item, failure.cause)]
+    cause = failure.cause
+    if cause.scenario is not None:
+        return cause.scenario if cause.scenario.wraps else _split_off(failure) or cause.scenario
+    own = [item.scenario for item in failure.evidence if _own(item, cause)]
     found = [scenario for scenario in own if scenario is not None]
     return next((s for s in found if not s.teardown), None)
+
+
+def _split_off(failure: rules.Failure) -> scenarios.Scenario | None:
+    """A wrapping scenario on a line of the cause's pod and container logged in the same
+    second: the rest of the cause's message, which the logging agent split into lines."""
+    cause = failure.cause
+    return next(
+        (
+            item.scenario
+            for item in failure.evidence
+            if item.scenario is not None
+            and item.scenario.wraps
+            and (item.pod, item.container) == (cause.pod, cause.container)
+            and abs(item.time_ns - cause.time_ns) <= SPLIT_MESSAGE_NS
+        ),
+        None,
+    )
 
 
 def _reported_scenario(
