@@ -88,6 +88,42 @@ def test_json_output_is_the_entries_exactly_as_read(tmp_path: Path) -> None:
     assert [json.loads(line) for line in out.splitlines()] == [entries[2], entries[1], entries[0]]
 
 
+@pytest.mark.parametrize("engine", ["logging", "analytics"])
+def test_an_export_of_several_projects_is_read_for_the_project_given(
+    tmp_path: Path, engine: str
+) -> None:
+    """`gcloud logging read --project` reads that project's logs only: a same-named JobSet of
+    another project in the same export (an organization's sink) is not its crash, whichever
+    engine replays it."""
+    ours = container_entry("Check failed: ours", timestamp="2026-10-22T11:30:00Z")
+    theirs = container_entry("Check failed: theirs", timestamp="2026-10-22T11:20:00Z")
+    theirs["logName"] = "projects/pw-other/logs/stderr"
+    theirs["resource"]["labels"]["project_id"] = "pw-other"
+    path = write(tmp_path / "a.json", [ours, theirs], "lines")
+    code, out, _ = run_cli(
+        "--action=errors",
+        f"--logs_file={path}",
+        *WORKLOAD,
+        "--project=pw-demo",
+        f"--engine={engine}",
+        *(("--analytics_dataset=pw-demo.logs",) if engine == "analytics" else ()),
+        "--format=json",
+    )
+    assert code == 0
+    assert [json.loads(line)["textPayload"] for line in out.splitlines()] == ["Check failed: ours"]
+
+
+def test_an_entry_with_no_log_name_is_kept_whatever_the_project(tmp_path: Path) -> None:
+    """A hand-made export's entry without a logName cannot say its project: it is read."""
+    entry = container_entry("Check failed: untold", timestamp="2026-10-22T11:30:00Z")
+    del entry["logName"]
+    path = write(tmp_path / "a.json", [entry], "lines")
+    args = ("--action=errors", f"--logs_file={path}", *WORKLOAD, "--format=json")
+    code, out, _ = run_cli(*args, "--project=pw-demo")
+    assert code == 0
+    assert [json.loads(line) for line in out.splitlines()] == [entry]
+
+
 def test_limit_cuts_and_says_so(tmp_path: Path) -> None:
     path = write(tmp_path / "a.jsonl", _entries(), "lines")
     code, out, err = run_cli("--action=errors", f"--logs_file={path}", *WORKLOAD, "--limit=1")

@@ -194,7 +194,14 @@ def _source_and_window(
         if flags.any_given() and not _only_duration(flags):
             flagged = resolve_window(flags, clock())
         text = _text_logs(args, tgt, flagged, clock(), err)
-        files = FileSource(args.logs_file, err=err, now_ns=clock(), text=text, window=flagged)
+        files = FileSource(
+            args.logs_file,
+            err=err,
+            now_ns=clock(),
+            text=text,
+            window=flagged,
+            project=tgt.project,
+        )
         if not flags.any_given() and engine.dataset is None:
             return files, plausible_window(clock()), files.span
         span = None if flagged else engine.span(files)

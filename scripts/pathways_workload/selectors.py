@@ -208,6 +208,12 @@ def target_scope(target: Target) -> str:
     return filters.all_of(clauses)
 
 
+def project_logs(project: str) -> str:
+    """The project's own logs (an entry with no logName to tell kept): what `gcloud logging
+    read --project` reads, for a source that holds several projects' entries (an export)."""
+    return f'(NOT logName:* OR logName=~"^projects/{filters.regex_literal(project)}/logs/")'
+
+
 def on_nodes(nodes: Sequence[str]) -> str:
     """Entries GKE labelled with one of these nodes."""
     return filters.one_of(filters.label(labels.NODE), nodes)

@@ -46,6 +46,16 @@ class CompiledFilter:
             entry = {}
         return self._predicate(entry, {})
 
+    def narrowed(self, other: CompiledFilter) -> CompiledFilter:
+        """This filter ANDed with `other`, each parsed on its own (so the two need not fit in
+        one filter's length); the prefilter stays this filter's, which still holds."""
+        first, second = self._predicate, other._predicate
+        return CompiledFilter(
+            self._text,
+            lambda entry, memo: first(entry, memo) and second(entry, {}),
+            self._raw_test,
+        )
+
     def may_match_raw(self, line: bytes | bytearray) -> bool:
         """Tell, without parsing it, whether a JSON line's entry may match.
 

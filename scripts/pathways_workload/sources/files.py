@@ -23,6 +23,7 @@ from typing import TextIO
 
 from pathways_workload.filters import compile_checked
 from pathways_workload.lql import CompiledFilter
+from pathways_workload.selectors import project_logs
 from pathways_workload.sources.background import Ahead
 from pathways_workload.sources.base import Fetch, Result
 from pathways_workload.sources.collect import Collector, Estimate
@@ -85,7 +86,8 @@ def _estimate(record: Record, block: Block) -> Estimate:
 @dataclasses.dataclass
 class FileSource:
     """Recorded exports (or text container logs, read as `text` says) as a source; warnings
-    (odd timestamps, a span outside the given `window`) go to `err`."""
+    (odd timestamps, a span outside the given `window`) go to `err`. With `project`, only
+    that project's logs match, as Cloud Logging reads them for --project."""
 
     paths: list[str]
     fast_path: bool = True
@@ -94,6 +96,7 @@ class FileSource:
     passes: int = 0
     text: TextLogs = dataclasses.field(default_factory=TextLogs)
     window: Window | None = None
+    project: str | None = None
     _files: list[ExportFile] | None = dataclasses.field(default=None, repr=False)
     _tracker: SpanTracker | None = dataclasses.field(default=None, repr=False)
     _span_told: bool = dataclasses.field(default=False, repr=False)
@@ -142,7 +145,7 @@ class FileSource:
         return answers
 
     def _pass(self, fetches: Sequence[Fetch]) -> list[Result]:
-        filters = [compile_checked(fetch.query.filter) for fetch in fetches]
+        filters = [self._scoped(compile_checked(fetch.query.filter)) for fetch in fetches]
         collectors = [Collector(fetch, compiled) for fetch, compiled in zip(fetches, filters)]
         tracker = SpanTracker(self._now())
         self.passes += 1
@@ -152,6 +155,12 @@ class FileSource:
             self._simple_pass(collectors, tracker)
         self._learnt(tracker)
         return [collector.result() for collector in collectors]
+
+    def _scoped(self, compiled: CompiledFilter) -> CompiledFilter:
+        """The fetch's filter as --project reads it: another project's entries do not match."""
+        if self.project is None:
+            return compiled
+        return compiled.narrowed(compile_checked(project_logs(self.project)))
 
     def span(self) -> Window | None:
         """The exports' span (None: no plausible timestamp); free after a pass."""
