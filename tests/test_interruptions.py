@@ -69,3 +69,31 @@ def test_a_node_pool_operation_is_about_the_nodes_of_its_pool() -> None:
     assert nodes_about(operation, nodes) == [NODE]
     preempted = audit_event("compute.instances.preempted", NODE, "2026-10-22T11:30:00.5Z")
     assert nodepool_of(preempted) is None and nodes_about(preempted, nodes) == [NODE]
+
+
+def test_node_pool_operations_are_read_when_no_node_of_the_workload_is_found(
+    tmp_path: Path,
+) -> None:
+    """The node pool query is the cluster's and needs no node: found none (the pods never
+    ran, perhaps because of that upgrade), it is still asked, as print mode prints it."""
+    upgrade = nodepool_audit(
+        "google.container.v1.ClusterManager.UpgradeNodePool",
+        nodepool="tpu-np-1",
+        timestamp="2026-10-22T11:31:00Z",
+        insert_id="upgrade-1",
+        operation_id="operation-1761132660000-5e2aac8c",
+    )
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps([upgrade]), encoding="utf-8")
+    code, out, err = run_cli(
+        "--action=interruptions",
+        f"--logs_file={export}",
+        *TARGET,
+        "--jobset_name=llama-train",
+        *WINDOW,
+    )
+    assert code == 0, err
+    assert [line.split()[0] for line in out.splitlines()] == ["2026-10-22T11:31:00Z"]
+    assert "UpgradeNodePool" in out
+    assert "no nodes found for the workload in the window" in err
+    assert "nothing to query" not in err

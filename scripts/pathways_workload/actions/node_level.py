@@ -220,9 +220,8 @@ def _node_interruption_events(request: Request, nodes: Sequence[str]) -> str:
 
 
 def build_interruptions(request: Request, _: Results) -> list[Fetch]:
-    nodes = _nodes(request)
-    if not nodes:
-        return []
+    """The nodes' audit entries and events, and the cluster's node pool operations (asked
+    even when no node was found: they need none)."""
     # Only the node events have terms (more with --extra_terms); --min_severity narrows all.
     narrow = narrowing(request, with_terms=False) or ""
     audit = _per_node_chunk(
