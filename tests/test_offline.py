@@ -205,6 +205,23 @@ def test_a_fetch_limit_cut_says_which_pods_grouping_may_miss(
     ) in err
 
 
+def test_a_fetch_limit_cut_gives_each_groups_count_as_a_lower_bound(tmp_path: Path) -> None:
+    """Five lines of one pod match; with --fetch_limit=3 three were read: the heading says
+    at least 3, never that 3 matched (its last line shown is the last read, not its last)."""
+    entries = [
+        container_entry(f"Check failed: {i}", timestamp=f"2026-10-22T11:30:0{i}Z") for i in range(5)
+    ]
+    path = write(tmp_path / "a.jsonl", entries, "lines")
+    args = ("--action=errors", f"--logs_file={path}", *WORKLOAD, "--first_per_pod=1")
+    code, out, _ = run_cli(*args, "--fetch_limit=3")
+    assert code == 0
+    assert out.splitlines()[0] == (
+        "== default/llama-train-worker-0-0-abcde/pathways-worker: 2 of at least 3 matching lines =="
+    )
+    code, out, _ = run_cli(*args, "--fetch_limit=5")
+    assert out.splitlines()[0].endswith(": 2 of 5 matching lines ==")
+
+
 def test_empty_result_says_so_with_hints(tmp_path: Path) -> None:
     path = write(tmp_path / "a.jsonl", _entries()[3:4], "lines")
     code, out, err = run_cli("--action=errors", f"--logs_file={path}", *WORKLOAD)

@@ -19,6 +19,12 @@ class Group:
     where: str
     entries: list[Entry]
     total: int
+    cut: bool = False  # the fetch limit cut the lines read: `total` is a lower bound
+
+    def heading(self) -> str:
+        """`WHERE: N of TOTAL matching lines`, the total `at least` one when it was cut."""
+        total = f"at least {self.total}" if self.cut else str(self.total)
+        return f"{self.where}: {len(self.entries)} of {total} matching lines"
 
 
 @dataclasses.dataclass
@@ -130,6 +136,8 @@ def shape(
             followers = [attached[key] for key in map(identity, within) if key in attached]
             grouped = merge([], options.order, [*within, *followers])
         groups = group_first(grouped, options.first_per_pod, attached, totals)
+        if totals is None and cut:
+            groups = [dataclasses.replace(group, cut=True) for group in groups]
         kept, budget = [], options.limit
         for group in groups:
             if budget <= 0:

@@ -38,6 +38,6 @@ def write_stream(
             out.write(line(entry) + "\n")
         return
     for group in stream.groups:
-        out.write(f"== {group.where}: {len(group.entries)} of {group.total} matching lines ==\n")
+        out.write(f"== {group.heading()} ==\n")
         for entry in group.entries:
             out.write(line(entry) + "\n")

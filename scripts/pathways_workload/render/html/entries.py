@@ -87,8 +87,7 @@ def _lines(stream: Stream, marked: frozenset[str]) -> str:
     if stream.groups is None:
         return _table(stream.entries, marked, ident="lines-table")
     return "".join(
-        f"<h3>{text(f'{group.where}: {len(group.entries)} of {group.total} matching lines')}"
-        f"</h3>{_table(group.entries, marked)}"
+        f"<h3>{text(group.heading())}</h3>{_table(group.entries, marked)}"
         for group in stream.groups
     )
 
