@@ -229,6 +229,35 @@ def test_empty_result_says_so_with_hints(tmp_path: Path) -> None:
     assert "run --action=node-ooms and --action=pod-events" in err
 
 
+@pytest.mark.parametrize(
+    ("action", "widens"),
+    [
+        ("workers", True),
+        ("pod-events", False),
+        ("node-ooms", False),
+        ("interruptions", False),
+        ("query", False),
+    ],
+)
+def test_an_empty_answer_suggests_a_severity_floor_only_where_one_narrowed_it(
+    tmp_path: Path, action: str, widens: bool
+) -> None:
+    """--min_severity=WARNING widens an action whose floor is ERROR; an action that reads
+    every entry of its kind whatever its severity has no floor to lower, and there the flag
+    only narrows: it is not what to try next."""
+    path = write(tmp_path / "a.jsonl", _entries()[3:4], "lines")
+    flags = {
+        "node-ooms": ("--node_names=gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2",),
+        "interruptions": ("--node_names=gke-pw-cluster-tpu-np-1-8a1b2c3d-x9k2",),
+        "query": ('--filter=textPayload:"nothing like this"',),
+    }.get(action, ())
+    code, out, err = run_cli(f"--action={action}", f"--logs_file={path}", *WORKLOAD, *flags)
+    assert (code, out) == (0, "")
+    hint = err.splitlines()[-1]
+    assert hint.startswith("if --action=preflight has not passed for this target and window")
+    assert ("widen with --min_severity=WARNING" in hint) == widens
+
+
 @pytest.mark.parametrize("text", ["[]", "", "\n\n"])
 def test_an_export_without_entries_has_no_window_to_give(tmp_path: Path, text: str) -> None:
     """Its bounds would be the epoch and tomorrow: said as what they are instead."""

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from pathways_workload import terms
 from pathways_workload.actions import events, node_level, pods, preflight, sweeps
-from pathways_workload.actions.entry_report import present_entries
+from pathways_workload.actions.entry_report import EVERY_ENTRY_HINT, present_entries
 from pathways_workload.actions.followups import after_sweep
 from pathways_workload.actions.teardown import after_teardown
 from pathways_workload.plan import Results, Stage, single
@@ -119,19 +119,19 @@ ACTIONS: dict[str, Action] = {
             "node-ooms",
             "host OOM kills and node pressure: node events, kernel and serial-console lines",
             _after_discovery(node_level.build_node_ooms),
-            present_entries(marks_nodes=True),
+            present_entries(EVERY_ENTRY_HINT, marks_nodes=True),
         ),
         Action(
             "pod-events",
             "Kubernetes events of the workload's pods, Jobs and JobSet/LWS",
             single(events.build_pod_events),
-            present_entries(),
+            present_entries(EVERY_ENTRY_HINT),
         ),
         Action(
             "interruptions",
             "preemption, host maintenance, host errors and node repairs on the workload's nodes",
             _after_discovery(node_level.build_interruptions),
-            present_entries(),
+            present_entries(EVERY_ENTRY_HINT),
         ),
         Action(
             "neighbors",
@@ -197,7 +197,7 @@ ACTIONS: dict[str, Action] = {
             "your own --filter, ANDed with the target flags given, through the same window, "
             "limit and ordering",
             single(events.build_query),
-            present_entries(),
+            present_entries(EVERY_ENTRY_HINT),
             needs_workload=False,
             reads_whole="put the terms and the severity in --filter",
         ),

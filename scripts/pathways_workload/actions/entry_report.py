@@ -22,6 +22,13 @@ EMPTY_HINT = (
     "whether the workload logged at all and which logs are missing; if it passed, widen with "
     "--min_severity=WARNING or --extra_terms"
 )
+# An action with no severity floor reads every entry of its kind: --min_severity only narrows.
+EVERY_ENTRY_HINT = (
+    "if --action=preflight has not passed for this target and window, run it first: it says "
+    "whether the workload logged at all and which logs are missing; this action has no "
+    "severity floor to lower (--min_severity only narrows it): if it passed, widen the window "
+    "or check the workload flags (--action=pods names the owner of each pod that logged)"
+)
 
 
 @dataclasses.dataclass(frozen=True)
