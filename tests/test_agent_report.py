@@ -431,6 +431,17 @@ def test_summary_leaves_out_other_jobsets_routine_controller_lines() -> None:
     assert "must be no more than 63 characters" in out.splitlines()[0]
 
 
+@pytest.mark.parametrize("widen", [(), ("--min_severity=WARNING",), ("--extra_terms=quota",)])
+def test_widening_summary_keeps_the_workloads_events(widen: tuple[str, ...]) -> None:
+    """Lowering summary's floor or adding terms (what its empty answer and SKILL.md advise)
+    widened its controller lines but narrowed its JobSet and Job events: Kueue's INFO
+    `Stopped` event, the preemption that suspended the JobSet, was lost."""
+    code, out, err = run_cli(*target_args("kueue-preemption"), "--action=summary", *widen)
+    assert code == 0, err
+    assert "Stopped: Preempted to accommodate a workload" in out
+    assert "SuspendedJobs: jobset is suspended (JobSet/mixtral-pt)" in out
+
+
 def test_triage_finds_the_controller_error_behind_other_jobsets_routine_lines(
     tmp_path: Path,
 ) -> None:

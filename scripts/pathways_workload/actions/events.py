@@ -16,6 +16,8 @@ def build_pod_events(request: Request) -> list[Fetch]:
 
 
 def build_summary(request: Request) -> list[Fetch]:
+    """The controller's lines by its terms or the floor; the events whole, since lowering
+    the floor or adding terms (which widen the lines) must not drop an event."""
     names = tuple(workload.name for workload in request.target.workloads)
     controller_match = term_match(request, terms.SUMMARY_CONTROLLER_TERMS + names)
     controller_events = filters.all_of(
@@ -45,14 +47,12 @@ def build_summary(request: Request) -> list[Fetch]:
             "controller_events",
             "JobSet controller pod events (restarts, OOM kills of the controller manager)",
             controller_events,
-            narrowing(request),
         ),
         fetch(
             request,
             "workload_events",
             "JobSet, LWS and Job events of the workload, and scheduling failures of its pods",
             workload_events,
-            narrowing(request),
         ),
     ]
 
