@@ -113,6 +113,33 @@ def test_an_export_of_several_projects_is_read_for_the_project_given(
     assert [json.loads(line)["textPayload"] for line in out.splitlines()] == ["Check failed: ours"]
 
 
+def test_entries_of_several_projects_or_clusters_read_as_one_are_said_to_be(
+    tmp_path: Path,
+) -> None:
+    """Without --project and --cluster_name nothing keeps one project's or cluster's logs:
+    a same-named JobSet elsewhere in the export is read with the workload, and a note says
+    so, with the flag that keeps one."""
+    ours = container_entry("Check failed: ours", timestamp="2026-10-22T11:30:00Z")
+    theirs = container_entry("Check failed: theirs", timestamp="2026-10-22T11:20:00Z")
+    theirs["logName"] = "projects/pw-other/logs/stderr"
+    theirs["resource"]["labels"].update(project_id="pw-other", cluster_name="other-cluster")
+    path = write(tmp_path / "a.json", [ours, theirs], "lines")
+    args = ("--action=errors", f"--logs_file={path}", *WORKLOAD)
+    code, out, err = run_cli(*args)
+    assert (code, len(out.splitlines())) == (0, 2)
+    assert (
+        "note: the entries read come from 2 projects (pw-demo, pw-other), read here as one; "
+        "to read one alone, pass --project"
+    ) in err.splitlines()
+    assert (
+        "note: the entries read come from 2 clusters (other-cluster, pw-cluster), read here "
+        "as one; to read one alone, pass --cluster_name"
+    ) in err.splitlines()
+    code, out, err = run_cli(*args, "--project=pw-demo")
+    assert (code, len(out.splitlines())) == (0, 1)
+    assert "note: the entries read come from" not in err
+
+
 def test_an_entry_with_no_log_name_is_kept_whatever_the_project(tmp_path: Path) -> None:
     """A hand-made export's entry without a logName cannot say its project: it is read."""
     entry = container_entry("Check failed: untold", timestamp="2026-10-22T11:30:00Z")

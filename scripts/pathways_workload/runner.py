@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from pathways_workload import filters
+from pathways_workload.describe import resource_labels
 from pathways_workload.errors import (
     AccessError,
     CheckFailed,
@@ -28,7 +29,8 @@ from pathways_workload.registry import Action
 from pathways_workload.render.output import write_report
 from pathways_workload.render.printed import GcloudPrinter, Printer, one_name_length
 from pathways_workload.reports import TableReport
-from pathways_workload.sources.base import Fetch, Source
+from pathways_workload.sources.base import Entry, Fetch, Source
+from pathways_workload.target import Target
 from pathways_workload.window import Window
 
 PRINT_NEEDS_PROJECT = "printing gcloud commands needs --project=PROJECT_ID"
@@ -201,6 +203,23 @@ def _run_stages(
     return request, answers, None
 
 
+def mixed_scope_notes(target: Target, entries: Sequence[Entry]) -> list[str]:
+    """A note when the entries read, with no --project or --cluster_name to keep one, come
+    from several projects or clusters (an export of many): they are read here as one."""
+    notes = []
+    for flag, key, given in (
+        ("--project", "project_id", target.project),
+        ("--cluster_name", "cluster_name", target.cluster_name),
+    ):
+        found = sorted({str(resource_labels(entry).get(key) or "") for entry in entries} - {""})
+        if not given and len(found) > 1:
+            notes.append(
+                f"note: the entries read come from {len(found)} {key.split('_')[0]}s "
+                f"({', '.join(found)}), read here as one; to read one alone, pass {flag}"
+            )
+    return notes
+
+
 # After an optional stage failed: the report was written from the stages before it.
 INCOMPLETE = "the report holds only what the checks before that query found, and is incomplete"
 NO_SPAN = "the export, which holds no entry with a usable timestamp"
@@ -241,6 +260,8 @@ def run_action(
     workloads = request.target.workloads
     notes = (mixed_owner_notes, sibling_lws_notes, sibling_job_notes)
     for note in (note for notes_of in notes for note in notes_of(workloads, entries)):
+        output.err.write(note + "\n")
+    for note in mixed_scope_notes(request.target, entries):
         output.err.write(note + "\n")
     report = action.present(*ran)
     incomplete = f"{failed}; {INCOMPLETE}" if failed is not None else None
