@@ -19,7 +19,9 @@ before every page of entries), a token that never advances (`repeat_tokens`), a
 fresh token on every page that serves the first page again (`stuck`), pages that
 repeat the previous page's last `overlap` entries, and an empty-string
 `nextPageToken` on the last page, and a `retry_after` header on its 429 and 503
-answers. It also serves an OAuth token endpoint
+answers. It can also answer what the API never would: `strays` (entries put on the first
+page of every read, whatever its filter) and entries in the opposite of the order asked
+(`reversed_order`). It also serves an OAuth token endpoint
 (`/token`, answered with `token_reply`), for credentials whose `token_uri`
 points here, and answers a metadata server's requests (`metadata_host`) the same
 way. It can serve HTTPS with a self-signed certificate (`use_tls`), as a proxy
@@ -157,6 +159,8 @@ class FakeLogging:
         self.overlap = 0  # each page after the first repeats the previous page's last entries
         self.empty_last_token = False
         self.retry_after: str | None = None  # a Retry-After header on 429 and 503 answers
+        self.strays: list[dict[str, Any]] = []  # on every first page, whatever the filter
+        self.reversed_order = False  # entries in the opposite of the order asked
         self.token_reply: tuple[int, str, str] = TOKEN_OK
         self.token_requests = 0
         self.bodies: list[dict[str, Any]] = []
@@ -252,10 +256,14 @@ class FakeLogging:
         offset, partial = _read_token(token, key, self.partial_pages)
         if partial > 0:
             return {"nextPageToken": _token(key, offset, partial - 1)}
+        if self.reversed_order:
+            order = "timestamp asc" if order == "timestamp desc" else "timestamp desc"
         matching = self._matching(str(body.get("filter", "")), names, order)
         page: dict[str, Any] = {}
         first = max(offset - self.overlap, 0)
         served = matching[:size] if self.stuck else matching[first : offset + size]
+        if self.strays and not offset:
+            served = [*self.strays, *served]
         if served:
             page["entries"] = served
         if self.stuck:

@@ -535,6 +535,42 @@ def test_entries_that_are_not_objects(fake: FakeLogging) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("stray", "where"),
+    [
+        ({"timestamp": "2020-01-01T00:00:00Z"}, "at 2020-01-01T00:00:00Z"),
+        ({"namespace": "team-data"}, "at 2026-10-22T11:30:00.123456789Z"),
+    ],
+)
+def test_an_entry_the_query_does_not_match_is_not_the_apis_answer(
+    fake: FakeLogging, stray: dict[str, str], where: str
+) -> None:
+    """An entry from outside the window, or from another namespace: the sweep showed it as
+    the workload's earliest crash, and triage named it the root cause, with exit 0."""
+    entry = container_entry("Check failed: not asked for", **stray)
+    fake.strays = [entry]
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    assert err.splitlines()[-1] == (
+        f"error: unexpected response from Cloud Logging to {SWEEP} (an entry the query does "
+        f"not match: insertId {entry['insertId']} {where}); check "
+        f"CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING={fake.url}, or wait a minute and rerun"
+    )
+
+
+def test_entries_out_of_the_order_asked_are_not_the_apis_answer(fake: FakeLogging) -> None:
+    """The latest five crash lines were shown as the earliest five, with exit 0."""
+    fake.reversed_order = True
+    code, out, err = run_cli(*ERRORS, "--limit=5", "--execute")
+    assert (code, out) == (4, "")
+    assert err.splitlines()[-1] == (
+        f"error: unexpected response from Cloud Logging to {SWEEP} (entries out of the order "
+        "asked, timestamp asc: 2026-10-22T11:30:02.999000007Z, then "
+        "2026-10-22T11:30:02.998000007Z); check "
+        f"CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING={fake.url}, or wait a minute and rerun"
+    )
+
+
 def test_an_error_answered_with_200_is_not_an_empty_page(fake: FakeLogging) -> None:
     """A 200 whose body was an API error read as a page without entries: exit 0, and
     "no entries matched" for a query that never ran."""

@@ -17,7 +17,9 @@ end is stopped with CloudLoggingError: a token sent twice, too many partial-scan
 or more pages than any honest read of the limit needs. An entry a page
 repeats (same log, insertId and time) is kept once, as within one page, so a
 limit counts distinct entries.
-Responses that are not what the API sends are CloudLoggingError too. The
+Responses that are not what the API sends are CloudLoggingError too, among them an
+entry the fetch's filter does not match (checked with the offline engine, unless the
+filter calls a function only Cloud Logging evaluates) and entries out of the order asked. The
 access token is fetched before the first query, within the same deadline as a
 request, so a failing token endpoint is told apart from bad credentials.
 Independent fetches run concurrently.
@@ -40,9 +42,11 @@ from typing import Any, TextIO
 
 from pathways_workload import USAGE_TOKENS
 from pathways_workload.errors import CloudLoggingError, ToolError, UsageError
+from pathways_workload.filters import compile_checked
+from pathways_workload.lql import CompiledFilter
 from pathways_workload.shaping import identity
 from pathways_workload.sources import credentials
-from pathways_workload.sources.base import Entry, Fetch, Result
+from pathways_workload.sources.base import Entry, Fetch, Result, entry_time_ns
 from pathways_workload.sources.retry import Backoff, GaveUp, RequestBudget, retrying
 
 MAX_PAGE_SIZE = 1000
@@ -160,6 +164,11 @@ class _Scan:
     stale_pages: int = 0  # the last pages whose entries were all seen before, in a row
     seen: set[tuple[str, str, str]] = dataclasses.field(default_factory=set)
     cut: bool = False  # the stage's request allowance ran out before the read was done
+    asked: CompiledFilter | None = dataclasses.field(init=False)
+    last: Entry | None = None  # the last entry read, to check the order by
+
+    def __post_init__(self) -> None:
+        self.asked = _answer_check(self.fetch.query.filter)
 
     @property
     def purpose(self) -> str:
@@ -202,6 +211,7 @@ class _Scan:
         for entry in entries:
             key = identity(entry)
             if key not in self.seen:
+                self._check(entry)
                 self.seen.add(key)
                 self.entries.append(entry)
         stale = entries and len(self.entries) == known
@@ -212,6 +222,23 @@ class _Scan:
                 f'of "{self.purpose}" with no entry the earlier pages had not: it is paging in '
                 f"a loop; {OUTAGE_ADVICE}"
             )
+
+    def _check(self, entry: Entry) -> None:
+        """Raise CloudLoggingError for a new entry the filter does not match, or one out of
+        the order asked: the API sends neither, and either would be taken for evidence."""
+        if self.asked is not None and not self.asked.matches(entry):
+            raise _unexpected(
+                self.purpose,
+                f"an entry the query does not match: insertId {entry.get('insertId')} "
+                f"at {entry.get('timestamp')}",
+            )
+        if self.last is not None and _out_of_order(self.last, entry, self.fetch.order):
+            raise _unexpected(
+                self.purpose,
+                f"entries out of the order asked, timestamp {self.fetch.order}: "
+                f"{self.last.get('timestamp')}, then {entry.get('timestamp')}",
+            )
+        self.last = entry
 
     def more_needed(self) -> bool:
         if self.pages == 0:
@@ -231,6 +258,21 @@ class _Scan:
         kept = self.entries[:limit]
         answered = self.fetch.until is not None and self.fetch.until(kept)
         return Result(self.fetch, kept, truncated, self.requests, answered, cut=self.cut)
+
+
+def _answer_check(text: str) -> CompiledFilter | None:
+    """The filter compiled to check each entry of the answer by; None when the offline engine
+    cannot evaluate it (a function only Cloud Logging evaluates, such as sample())."""
+    try:
+        return compile_checked(text)
+    except UsageError:
+        return None
+
+
+def _out_of_order(before: Entry, after: Entry, order: str) -> bool:
+    """Whether `after` cannot follow `before` in an answer ordered by timestamp `order`."""
+    earlier, later = entry_time_ns(before), entry_time_ns(after)
+    return later < earlier if order == "asc" else later > earlier
 
 
 def _read_page(page: object, purpose: str) -> tuple[list[Entry], str | None]:
