@@ -55,3 +55,22 @@ def test_latest_lines_read_in_short_pages_that_stop_after_a_hang_say_so(
     assert code == 0, err
     report = json.loads(out)
     assert report["lead_host"]["pod"] == quiet_first or report["quiet_hosts_missing"]
+
+
+def test_a_finished_run_read_in_short_pages_still_completed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server sending 50 entries a page cut the first read of the events before the
+    JobSet's AllJobsCompleted, and the read-on left that reason out with the routine ones:
+    the teardown's Killing events were named the root cause of a run that finished."""
+    name = "finished-run"
+    offline = target_args(name)
+    with FakeLogging.from_file(INCIDENTS / f"{name}.json") as fake:
+        fake.page_cap = 50
+        point_at(monkeypatch, fake)
+        cloud = [arg for arg in offline if not arg.startswith("--logs_file=")]
+        code, out, err = run_cli(*cloud, "--action=triage", "--format=json", "--execute")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["completed"]["timestamp"] == expected(name)["completed"]["timestamp"]
+    assert report["root_cause"] is None

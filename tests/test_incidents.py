@@ -802,6 +802,17 @@ def test_a_crash_of_a_run_made_again_after_the_workload_completed_is_a_failure(
     assert report["root_cause"]["pod"] == crash["resource"]["labels"]["pod_name"]
 
 
+def test_a_finished_run_whose_events_outnumber_the_fetch_limit_still_completed() -> None:
+    """The events read stopped at --fetch_limit before the JobSet's AllJobsCompleted, and its
+    read-on left that reason out with the routine ones: the run was called a failure."""
+    args = target_args("finished-run")
+    code, out, err = run_cli(*args, "--action=triage", "--format=json", "--fetch_limit=50")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["completed"]["timestamp"] == expected("finished-run")["completed"]["timestamp"]
+    assert report["root_cause"] is None
+
+
 def test_print_mode_shows_how_the_crash_sweep_reads_whether_the_run_completed() -> None:
     """Print mode cannot know whether the sweep will show SIGTERM lines: it prints the query of
     the workload's completion event commented out (for a JobSet, and for pods named by a

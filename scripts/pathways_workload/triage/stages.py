@@ -56,6 +56,12 @@ THIRD_STAGE_RESERVE = 2 + FOLLOW_UP_PAGES
 SUSPECT_LINES = 3
 # What a read counts lines by: a pod's name, or a host.
 K = TypeVar("K")
+# The events the read-on of the events leaves out: the routine ones, but a workload's
+# completion (routine, yet what says the run finished and its stops are its teardown).
+_COMPLETED = {reason for _, reason in terms.COMPLETIONS.values()}
+SKIPPED_EVENTS = "NOT " + filters.one_of(
+    "jsonPayload.reason", [reason for reason in QUIET_EVENT_REASONS if reason not in _COMPLETED]
+)
 
 
 def budget(shape: WorkloadShape) -> int:
@@ -152,7 +158,7 @@ def _more_events(request: Request, results: Results) -> list[Fetch]:
             MORE_EVENTS,
             "the workload's Kubernetes events read on, but routine start-up ones",
             selectors.workload_events(request.target),
-            f"NOT {filters.one_of('jsonPayload.reason', QUIET_EVENT_REASONS)}",
+            SKIPPED_EVENTS,
             _since(first[0].entries),
             limit=PAGE_SIZE,
             order="asc",
@@ -324,7 +330,7 @@ READ_ON_NOTE = PrintNote(
         "lines: run it again with",
         "its timestamp>= bound moved to the last line's timestamp, until every pod of the",
         "workload shows up; when the events query does, run it again from its last event with",
-        f"NOT {filters.one_of('jsonPayload.reason', QUIET_EVENT_REASONS)} added;",
+        f"{SKIPPED_EVENTS} added;",
         "and for each pod missing from the latest lines, run the latest",
         'lines query with resource.labels.pod_name="POD" added, to see when it went quiet',
     )
