@@ -10,7 +10,8 @@ computed once and kept until `entries` is replaced, so paging a large export
 costs a slice per page, not a filter pass over every entry.
 
 Tests can inject failures (429 with the real quota message, 500, 503, 401, 403)
-and misbehaviours (connection resets, a redirect loop, a body that claims gzip
+and misbehaviours (connection resets, before a response or halfway through its body, a
+redirect loop, a body that claims gzip
 but is not, a page whose entries are not objects or are nested too deeply, a 200
 whose body is an API error or a sign-in page, the front end's HTML 502 page), a
 latency per request (a fault is answered at once), a body sent a byte at a time
@@ -81,6 +82,7 @@ ERRORS: dict[int, tuple[str, str]] = {
     503: ("UNAVAILABLE", "The service is currently unavailable."),
 }
 RESET = "reset"  # drop the connection with a TCP reset
+BROKEN = "broken"  # a 200 page whose body stops halfway, then a TCP reset
 REDIRECT_LOOP = "redirect-loop"  # 307 to a path that redirects to itself
 BAD_GZIP = "bad-gzip"  # a 200 whose body claims gzip encoding but is not
 NOT_OBJECTS = "not-objects"  # a 200 page whose entries are numbers, strings and null
@@ -444,6 +446,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _misbehaviours(self) -> dict[str, Callable[[], None]]:
         return {
             RESET: self._reset,
+            BROKEN: self._broken,
             REDIRECT_LOOP: self._redirect_loop,
             BAD_GZIP: self._bad_gzip,
             NOT_OBJECTS: lambda: self._send(200, {"entries": [42, "not an entry", None]}),
@@ -539,6 +542,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         """A 200 page whose one entry holds arrays nested 100,000 deep."""
         data = b'{"entries": [{"jsonPayload": {"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}]}"
         self._send_bytes(200, "application/json", data, {})
+
+    def _broken(self) -> None:
+        """Half of a page's body, then a TCP reset: the connection broke mid-response."""
+        data = json.dumps({"entries": self.fake.entries[:50]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json; charset=UTF-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data[: len(data) // 2])
+        self.wfile.flush()
+        self._reset()
 
     def _reset(self) -> None:
         """Drop the connection with a TCP reset, as a load balancer might."""

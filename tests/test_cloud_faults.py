@@ -29,6 +29,7 @@ from pathways_workload.sources.base import Fetch
 from pathways_workload.sources.retry import Backoff, RequestBudget
 from tests.fake_logging import (
     BAD_GZIP,
+    BROKEN,
     ERROR_IN_200,
     FAKE_ACCESS_TOKEN,
     FRONT_END_502,
@@ -165,6 +166,24 @@ def test_a_connection_reset_is_retried(fake: FakeLogging) -> None:
     (line,) = retry_lines(err)
     assert line.startswith("Cloud Logging answered ConnectionError (") and "attempt 1" in line
     assert len(out.splitlines()) == 5
+
+
+def test_a_connection_broken_mid_page_names_its_cause(
+    fake: FakeLogging, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The body stopped halfway with a reset: every retry line and the error showed the
+    exception's tuple, cut at 120 characters inside a quote: "(ChunkedEncodingError
+    (("Connection broken: ConnectionResetError(104, 'Connection reset by peer')",
+    ConnectionResetError(104, 'Connection reset)"."""
+    fast_source(monkeypatch, deadline=0.5)
+    fake.fail(BROKEN, times=None)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (4, "")
+    cause = "ChunkedEncodingError (connection broken: Connection reset by peer)"
+    assert retry_lines(err)[0] == (
+        f"Cloud Logging answered {cause} to {SWEEP} (page 1, attempt 1); retrying in 0.1s"
+    )
+    assert f"({cause}); wait a minute and rerun" in err.splitlines()[-1]
 
 
 def test_403_names_the_role_and_the_project(fake: FakeLogging) -> None:

@@ -81,6 +81,9 @@ _NO_CONNECTION = re.compile(
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
 _CAUSED_BY = re.compile(r"\(Caused by (.*)\)$")
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+# A response cut short, as urllib3 says it: "Connection broken: ConnectionResetError(104,
+# 'Connection reset by peer')", or "Connection broken: IncompleteRead(9 bytes read, ...)".
+_BROKEN = re.compile(r"Connection broken: (?:\w+\(-?\d+, '([^']*)'\)|(\w+\([^()]*\)))")
 _DURATION = re.compile(r"\d+(\.\d+)?s")  # a google.protobuf.Duration in JSON: "30s", "1.5s"
 _HTML_TITLE = re.compile(r"<html\b.*?<title>([^<]*)</title>", re.IGNORECASE)
 # The request field a 400 is about, as its message (or a BadRequest field violation) names it.
@@ -694,8 +697,11 @@ def _status(error: Exception) -> str:
 
 def _failure(error: Exception) -> str:
     """A connection failure's text on one line; for requests' "<pool>: Max retries exceeded
-    with url: <url> (Caused by <error>)", the texts the cause quotes."""
+    with url: <url> (Caused by <error>)", the texts the cause quotes; for a response cut
+    short, what broke it."""
     text = credentials.one_line(str(error))
+    if broken := _BROKEN.search(text):
+        return f"connection broken: {broken.group(1) or broken.group(2)}"
     caused = _CAUSED_BY.search(text)
     if not caused:
         return text
