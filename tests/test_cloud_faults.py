@@ -1106,6 +1106,25 @@ def test_a_later_stage_failing_says_so_on_the_page(
     assert f"warning: {said}" in structure(page.read_text(encoding="utf-8")).text
 
 
+@pytest.mark.parametrize("output_format", ["json", "text"])
+def test_a_later_stage_failing_says_so_in_the_report(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, output_format: str
+) -> None:
+    """The JSON report of what the first wave found read as a whole one (its checks list
+    only the queries that answered, nothing marks it cut), as did the text: only stderr
+    and the exit code said it was incomplete. The report says so too."""
+    report = tmp_path / f"triage.{output_format}"
+    code, out, err = _later_stage_failing(monkeypatch, output_format, report)
+    assert (code, out) == (4, "")
+    said = err.splitlines()[-1].removeprefix("error: ")
+    assert said.endswith("and is incomplete")
+    written = report.read_text(encoding="utf-8")
+    if output_format == "json":
+        assert json.loads(written)["incomplete"] == said
+    else:
+        assert f"**Incomplete:** {said}" in written.splitlines()[:4]
+
+
 def test_preflight_does_not_call_a_log_kind_missing_when_its_probe_failed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -28,7 +28,7 @@ from pathways_workload.query import Request
 from pathways_workload.registry import Action
 from pathways_workload.render.output import write_report
 from pathways_workload.render.printed import GcloudPrinter, Printer, one_name_length
-from pathways_workload.reports import TableReport
+from pathways_workload.reports import Report, TableReport, TriageReport
 from pathways_workload.sources.base import Entry, Fetch, Source
 from pathways_workload.target import Target
 from pathways_workload.window import Window
@@ -237,6 +237,17 @@ def _settled(
     return dataclasses.replace(request, window=window), results
 
 
+def _marked_incomplete(report: Report, said: str) -> Report:
+    """The report saying it is incomplete (`incomplete` in its JSON object, a footer line
+    under a table); entry lines have nowhere to say it (the error and exit 4 do)."""
+    if isinstance(report, TableReport):
+        footer = (*report.footer, f"- INCOMPLETE: {said}")
+        return dataclasses.replace(report, data={**report.data, "incomplete": said}, footer=footer)
+    if isinstance(report, TriageReport):
+        return dataclasses.replace(report, data={**report.data, "incomplete": said})
+    return report
+
+
 def run_action(
     action: Action,
     request: Request,
@@ -267,6 +278,7 @@ def run_action(
     incomplete = f"{failed}; {INCOMPLETE}" if failed is not None else None
     if incomplete:  # the error line says it on stderr, after the report
         keep_note(output.err, f"warning: {incomplete}")
+        report = _marked_incomplete(report, incomplete)
     write_report(
         report,
         output.out,

@@ -307,6 +307,7 @@ def write_triage(report: dict[str, Any], out: TextIO, verbose: bool = False) -> 
     text = [
         f"# Triage of {', '.join(report['workload'])}",
         _window(report["window"]),
+        *([f"**Incomplete:** {report['incomplete']}"] if "incomplete" in report else []),
         "",
         f"## {cause_heading(report)}",
         *_root_cause(report),
