@@ -8,7 +8,7 @@ from typing import Any
 
 from pathways_workload.triage.versions import collect
 from tests.helpers import pulled_event, run_cli
-from tests.test_incidents import INCIDENTS, expected
+from tests.test_incidents import INCIDENTS, expected, target_args
 
 PATHWAYS = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways"
 RELEASE = "us-docker.pkg.dev/cloud-tpu-v2-images/cloud-pathways"
@@ -99,3 +99,20 @@ def test_a_cut_read_is_said_in_the_text(tmp_path: Path) -> None:
     assert code == 0, err
     assert "not seen (unread?)" in out
     assert "- Incomplete: --fetch_limit=20 cut the read of the start-up and version lines" in out
+
+
+def test_triage_says_a_version_not_seen_may_be_unread() -> None:
+    """Triage's reads of start-up lines and events stopped at --fetch_limit (or at a server's
+    short pages under the request budget) before the image lines: its Versions said
+    "server not seen" as if the logs held none, where the versions action says "unread?"."""
+    args = target_args("host-oom-worker")
+    code, out, err = run_cli(*args, "--action=triage", "--fetch_limit=7", "--format=json")
+    assert code == 0, err
+    found = json.loads(out)["versions"]
+    assert (found["server"], found["complete"]) == (None, False)
+    code, out, err = run_cli(*args, "--action=triage", "--fetch_limit=7")
+    assert code == 0, err
+    assert "- server not seen (unread?), proxy not seen (unread?)" in out
+    code, out, err = run_cli(*args, "--action=triage", "--format=json")
+    assert code == 0, err
+    assert json.loads(out)["versions"]["complete"] is True

@@ -269,8 +269,9 @@ def _coverage(coverage: dict[str, Any]) -> list[str]:
 
 
 def _versions(versions: dict[str, Any]) -> list[str]:
+    unseen = "not seen" if versions.get("complete", True) else "not seen (unread?)"
     found = ", ".join(
-        f"{name} {versions[name] or 'not seen'}" for name in ("server", "proxy", "sidecar", "jax")
+        f"{name} {versions[name] or unseen}" for name in ("server", "proxy", "sidecar", "jax")
     )
     text = ["", "## Versions", f"- {found}"]
     text += [f"- MISMATCH: {problem}" for problem in versions["mismatches"]]

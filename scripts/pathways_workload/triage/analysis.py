@@ -573,7 +573,7 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
         "lead_host": lead_host(hosts, _began_on(chosen, quiet, pods)),
         "lowest_indexed_host": lowest_indexed(hosts),
         "workload_nodes": sorted(nodes),
-        "versions": versions.collect(e for r in found.every() for e in r.entries),
+        "versions": _versions(found),
         "last_lines": [_brief(entry) for _, entry in sorted(latest.items())],
         "coverage": _coverage(found, gaps),
         "timeline": timeline.build(
@@ -633,6 +633,14 @@ def _too_soon(found: TriageResults) -> list[str]:
         f"{QUIET_AFTER_NS // (60 * 10**9)} minutes of silence); read again with a later "
         "--end_time"
     ]
+
+
+def _versions(found: TriageResults) -> dict[str, Any]:
+    """The versions the lines read show, and `complete`: whether the reads that show them
+    (start-up lines, events) ran to their end; if not, a version not seen may be unread."""
+    cut = any(result.truncated for result in found.startup + found.events)
+    every = (entry for result in found.every() for entry in result.entries)
+    return {**versions.collect(every), "complete": not cut}
 
 
 def _coverage(found: TriageResults, gaps: list[str]) -> dict[str, Any]:

@@ -156,7 +156,8 @@ def _root_cause(report: dict[str, Any]) -> str:
 def _versions(report: dict[str, Any]) -> str:
     """Versions on one line or two, Build labels after them, then any mismatch."""
     found = report.get("versions") or {}
-    pairs = [(name, found.get(name) or "not seen") for name in VERSION_NAMES]
+    unseen = "not seen" if found.get("complete", True) else "not seen (unread?)"
+    pairs = [(name, found.get(name) or unseen) for name in VERSION_NAMES]
     pairs += [
         (f"Build label ({container})", label)
         for container, label in sorted((found.get("build_labels") or {}).items())
