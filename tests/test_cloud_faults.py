@@ -1079,6 +1079,32 @@ def test_a_later_stage_failing_keeps_the_first_stages_answer(
     assert report["checks"] == first_wave
 
 
+def test_a_later_stage_refused_keeps_the_first_stages_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cloud Logging answered 403 to every request after triage's first wave: the run exited
+    3 and printed nothing, where a 503 there keeps the report of what the first wave found.
+    A refusal keeps it too, says it is incomplete, and still exits 3."""
+    incident = INCIDENTS / "two-failures.json"
+    args = (*target_args("two-failures")[1:], "--action=triage", "--format=json")
+    with FakeLogging(json.loads(incident.read_text())) as server:
+        point_at(monkeypatch, server)
+        fast_source(monkeypatch, deadline=1.0)
+        code, clean, err = run_cli(*args, "--execute")
+        assert code == 0, err
+        server.fail(403, times=None, after=8)
+        code, out, err = run_cli(*args, "--execute")
+    assert code == 3
+    said = err.splitlines()[-1].removeprefix("error: ")
+    assert said.startswith("no permission to read the logs of project pw-demo")
+    assert said.endswith(
+        "; the report holds only what the checks before that query found, and is incomplete"
+    )
+    report = json.loads(out)
+    assert report["root_cause"] == json.loads(clean)["root_cause"]
+    assert report["incomplete"] == said
+
+
 def _later_stage_failing(
     monkeypatch: pytest.MonkeyPatch, output_format: str, output: Path
 ) -> tuple[int, str, str]:

@@ -39,7 +39,12 @@ class CloudLoggingError(ToolError):
 
 class IncompleteReport(CloudLoggingError):
     """Cloud Logging failed on a later stage, after the report of the stages before it was
-    written: the report is kept (as a preflight FAIL's is), and the run exits 4."""
+    written: the report is kept (as a preflight FAIL's is), and the run exits as that
+    failure does (4, or 3 when Cloud Logging refused the credentials or the permission)."""
+
+    def __init__(self, message: str, exit_code: int = CloudLoggingError.exit_code) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class InputFileError(ToolError):

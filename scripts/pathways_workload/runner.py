@@ -169,10 +169,11 @@ def _print_stages(action: Action, request: Request, output: Output) -> int:
 
 def _run_stages(
     action: Action, request: Request, source: Source, output: Output
-) -> tuple[Request, Results, CloudLoggingError | None]:
+) -> tuple[Request, Results, AccessError | CloudLoggingError | None]:
     """Every stage through the source, up to a required stage with nothing to ask (said
     on stderr: the report then tells what the stages before it found), or up to an
-    optional stage Cloud Logging failed, once earlier stages answered (its error returned).
+    optional stage Cloud Logging failed or refused, once earlier stages answered (its error
+    returned).
 
     The results returned are those of the stages that answer the action.
     """
@@ -186,14 +187,12 @@ def _run_stages(
         try:
             ahead = stage.anticipate(request) if stage.anticipate else []
             found = source.run(fetches, ahead) if fetches else []
-        except AccessError:
-            if action.runs_without_execute:
+        except (AccessError, CloudLoggingError) as error:
+            if not stage.required and list(answers):
+                return request, answers, error
+            if isinstance(error, AccessError) and action.runs_without_execute:
                 _print(fetches, request, output)
             raise
-        except CloudLoggingError as error:
-            if stage.required or not list(answers):
-                raise
-            return request, answers, error
         results = results.plus(found)
         answers = answers.plus(found) if stage.answers else answers
         if stage.learn:
@@ -287,8 +286,8 @@ def run_action(
         verbose=output.verbose,
         commands_out=output.commands_out,
     )
-    if incomplete:
-        raise IncompleteReport(incomplete)
+    if failed is not None and incomplete is not None:
+        raise IncompleteReport(incomplete, failed.exit_code)
     if isinstance(report, TableReport) and report.failed:
         raise CheckFailed(report.failed)
     return 0
