@@ -17,9 +17,12 @@ end is stopped with CloudLoggingError: a token sent twice, too many partial-scan
 or more pages than any honest read of the limit needs. An entry a page
 repeats (same log, insertId and time) is kept once, as within one page, so a
 limit counts distinct entries.
-Responses that are not what the API sends are CloudLoggingError too, among them an
-entry the fetch's filter does not match (checked with the offline engine, unless the
-filter calls a function only Cloud Logging evaluates) and entries out of the order asked. The
+Responses that are not what the API sends are CloudLoggingError too, among them
+entries out of the order asked. An entry the fetch's filter does not match as the offline
+engine reads it (unless the filter calls a function only Cloud Logging evaluates) is left
+out, as a replay of the same entries leaves it out, with a warning: a stray from a proxy or
+a wrong endpoint, or a reading of the query that differs from the API's, must neither be
+taken for evidence nor stop the run. The
 access token is fetched before the first query, within the same deadline as a
 request, so a failing token endpoint is told apart from bad credentials.
 Independent fetches run concurrently.
@@ -169,6 +172,7 @@ class _Scan:
     cut: bool = False  # the stage's request allowance ran out before the read was done
     asked: CompiledFilter | None = dataclasses.field(init=False)
     last: Entry | None = None  # the last entry read, to check the order by
+    strays: list[Entry] = dataclasses.field(default_factory=list)  # entries left out
 
     def __post_init__(self) -> None:
         self.asked = _answer_check(self.fetch.query.filter)
@@ -214,9 +218,9 @@ class _Scan:
         for entry in entries:
             key = identity(entry)
             if key not in self.seen:
-                self._check(entry)
                 self.seen.add(key)
-                self.entries.append(entry)
+                if self._check(entry):
+                    self.entries.append(entry)
         stale = entries and len(self.entries) == known
         self.stale_pages = self.stale_pages + 1 if stale else 0
         if self.stale_pages >= MAX_STALE_PAGES:
@@ -226,15 +230,12 @@ class _Scan:
                 f"a loop; {OUTAGE_ADVICE}"
             )
 
-    def _check(self, entry: Entry) -> None:
-        """Raise CloudLoggingError for a new entry the filter does not match, or one out of
-        the order asked: the API sends neither, and either would be taken for evidence."""
+    def _check(self, entry: Entry) -> bool:
+        """Whether a new entry is one the query matches (else it is kept aside in `strays`);
+        CloudLoggingError for one out of the order asked, which the API never sends."""
         if self.asked is not None and not self.asked.matches(entry):
-            raise _unexpected(
-                self.purpose,
-                f"an entry the query does not match: insertId {entry.get('insertId')} "
-                f"at {entry.get('timestamp')}",
-            )
+            self.strays.append(entry)
+            return False
         if self.last is not None and _out_of_order(self.last, entry, self.fetch.order):
             raise _unexpected(
                 self.purpose,
@@ -242,6 +243,19 @@ class _Scan:
                 f"{self.last.get('timestamp')}, then {entry.get('timestamp')}",
             )
         self.last = entry
+        return True
+
+    def stray_warning(self) -> str | None:
+        """The warning for the entries left out as not matching the query, if any."""
+        if not self.strays:
+            return None
+        first = self.strays[0]
+        return (
+            f'warning: Cloud Logging answered "{self.purpose}" with {len(self.strays)} '
+            f"entries its query does not match as this tool reads it (the first: insertId "
+            f"{first.get('insertId')} at {first.get('timestamp')}); left out, as a replay of "
+            "them would leave them out"
+        )
 
     def more_needed(self) -> bool:
         if self.pages == 0:
@@ -455,6 +469,8 @@ class CloudSource:
                 self._say(
                     f'"{scan.purpose}": page {scan.pages}, {len(scan.entries)} entries so far'
                 )
+        if (warning := scan.stray_warning()) is not None:
+            self._say(warning)
         return scan.result()
 
     def _check_bounds(self, scan: _Scan) -> None:
