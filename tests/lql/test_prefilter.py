@@ -51,6 +51,9 @@ def line_of(entry: dict[str, Any], ensure_ascii: bool = True) -> bytes:
         ("warning", {"severity": "0400"}),
         ('"2026-10-22T13:10:00+02:00"', {"timestamp": "2026-10-22T11:10:00Z"}),
         ('"5000ms"', {"httpRequest": {"latency": "5s"}}),
+        # A severity that names no level reads as DEFAULT, whatever its text.
+        ("DEFAULT", {"severity": "WARN", "textPayload": "x"}),
+        ('"default"', {"severity": ""}),
         ('httpRequest:"5000ms"', {"httpRequest": {"latency": "5s"}}),
         # Case and mixed fields.
         ('textPayload:"OOM"', {"textPayload": "oomkilled"}),

@@ -11,7 +11,8 @@ one; NOT, regular expressions, numbers, booleans, NULL_VALUE, timestamps,
 presence tests and ip_in_net (an address can be written in many ways) give none.
 A global restriction (or `:` on a LogEntry message) searches typed fields too:
 one whose value may be a timestamp or duration gives none, and one that names
-a severity also accepts the level's number (`"severity": 400` is WARNING).
+a severity also accepts the level's number (`"severity": 400` is WARNING),
+except DEFAULT, which gives none (a severity that names no level reads as DEFAULT).
 
 Why it is exact: when a line is ASCII without `\\u` or `\\/` escapes (or a
 severity written as a number, which a line is let through with), every
@@ -146,13 +147,16 @@ def _has(literal: nodes.Literal) -> Groups:
 
     Its text, unless a typed field may hold it written otherwise: a timestamp
     or duration in another form (nothing is required), a severity as its
-    level's number (that number is the alternative).
+    level's number (that number is the alternative), DEFAULT as any text that
+    names no level (nothing is required).
     """
     text = literal.text
     if values.timestamp_key(text) is not None or values.parse_field_duration_ns(text) is not None:
         return []
     groups = _single(_text_term(literal))
     level = values.parse_severity(text)
+    if level == values.SEVERITY_LEVELS["DEFAULT"]:
+        return []
     if level is None:
         return groups
     return [group | {str(level).encode("ascii")} for group in groups]
