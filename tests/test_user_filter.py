@@ -294,3 +294,21 @@ def test_a_filter_on_another_projects_log_name_is_refused(mode: str) -> None:
         "--project=pw-demo, whose logs only are read: nothing can match; pass "
         "--project=pw-other, or leave the condition out of --filter"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "problem"),
+    [
+        ('sample(insertId, 0.5) thud="x"', 23, "unknown field 'thud'"),
+        ('cast(timestamp, STRING)=~"x" textPayload.x:*', 30, "unknown field 'textPayload.x'"),
+        ('sample(insertId, 0.5) timestamp>="yesterday"', 34, "is not an RFC 3339 time"),
+    ],
+)
+def test_what_cloud_logging_refuses_beside_a_function_only_it_evaluates_is_refused(
+    text: str, column: int, problem: str
+) -> None:
+    """Printed, such a filter would only earn Cloud Logging's INVALID_ARGUMENT."""
+    code, out, err = run_cli("--action=query", "--project=pw-demo", f"--filter={text}")
+    assert (code, out) == (2, "")
+    assert problem in err.splitlines()[-3]
+    assert err.splitlines()[-2:] == [text, " " * (column - 1) + "^"]

@@ -70,12 +70,9 @@ def check_text(flag: str, text: str) -> None:
 
 
 def _comparisons(text: str) -> Iterator[nodes.Comparison]:
-    """Every comparison of the filter, however deep (none when it uses what only Cloud
+    """Every comparison of the filter, however deep (outside calls to functions only Cloud
     Logging evaluates)."""
-    try:
-        pending: list[nodes.Node] = [parser.parse(text)]
-    except LqlUnsupportedError:
-        return
+    pending: list[nodes.Node] = [parser.parse_all(text)[0]]
     while pending:
         node = pending.pop()
         if isinstance(node, nodes.Comparison):

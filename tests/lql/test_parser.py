@@ -271,3 +271,23 @@ def test_a_syntax_error_after_such_a_function_is_still_found(text: str, start: s
         compile_filter(text)
     assert raised.value.kind == "syntax"
     assert raised.value.message.startswith(start)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "start"),
+    [
+        ('sample(insertId, 0.1) thud="x"', "undefined-field", "unknown field 'thud' at column 23"),
+        ('thud="x" sample(insertId, 0.1)', "undefined-field", "unknown field 'thud' at column 1"),
+        ("source(projects/p) textPayload.thud:*", "undefined-field", "unknown field"),
+        ('sample(insertId, 0.1) textPayload=~"("', "syntax", "invalid regular expression"),
+    ],
+)
+def test_an_error_cloud_logging_reports_beside_such_a_function_is_still_found(
+    text: str, kind: str, start: str
+) -> None:
+    """Cloud Logging refuses an undefined field or a bad regular expression before running
+    anything, so the filter is invalid, not merely one to leave to Cloud Logging."""
+    with pytest.raises(LqlError) as raised:
+        compile_filter(text)
+    assert raised.value.kind == kind
+    assert raised.value.message.startswith(start)

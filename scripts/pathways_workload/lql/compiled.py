@@ -75,6 +75,8 @@ def compile_filter(text: str) -> CompiledFilter:
     """
     if not isinstance(text, str):
         raise diagnostics.LqlSyntaxError(f"a filter is text, not {type(text).__name__}")
-    tree = parser.parse(text)
-    predicate = compiler.compile_tree(tree, text)
+    tree, unsupported = parser.parse_all(text)
+    predicate = compiler.compile_tree(tree, text)  # its errors first: Cloud Logging's too
+    if unsupported is not None:
+        raise unsupported
     return CompiledFilter(text, predicate, prefilter.RawLineTest(tree, text))

@@ -53,13 +53,29 @@ def parse(text: str) -> nodes.Node:
         diagnostics.LqlSyntaxError: the filter is not valid.
         diagnostics.LqlUnsupportedError: it calls a function this engine cannot evaluate.
     """
+    tree, unsupported = parse_all(text)
+    if unsupported is not None:  # a valid filter, which only Cloud Logging evaluates
+        raise unsupported
+    return tree
+
+
+def parse_all(text: str) -> tuple[nodes.Node, diagnostics.LqlUnsupportedError | None]:
+    """Parse a filter that may call functions this engine cannot evaluate: each such call
+    stands in the tree as `nodes.Everything`, and the error that names the first one is
+    returned beside the tree, so that the rest of the filter can still be checked.
+
+    Raises:
+        diagnostics.LqlLimitError: the filter is longer than Cloud Logging accepts.
+        diagnostics.LqlSyntaxError: the filter is not valid.
+    """
     if len(text) > MAX_FILTER_LENGTH:
         raise diagnostics.LqlLimitError(
             f"the filter has {len(text):,} characters; Cloud Logging accepts at most "
             f"{MAX_FILTER_LENGTH:,}",
             text,
         )
-    return _Parser(text, lexer.tokenize(text)).parse()
+    parsing = _Parser(text, lexer.tokenize(text))
+    return parsing.parse(), parsing.unsupported
 
 
 class _Parser:
@@ -70,7 +86,8 @@ class _Parser:
         self._tokens = tokens
         self._index = 0
         self._depth = 0
-        self._unsupported: diagnostics.LqlUnsupportedError | None = None
+        # The first call to a function this engine cannot evaluate, once the filter is parsed.
+        self.unsupported: diagnostics.LqlUnsupportedError | None = None
 
     def parse(self) -> nodes.Node:
         """Parse the whole filter."""
@@ -81,8 +98,6 @@ class _Parser:
         if token.kind != "eof":
             hint = ": there is no '(' to close" if token.kind == "rparen" else ""
             raise self._error(f"unexpected {_describe(token)} at {self._where(token)}{hint}", token)
-        if self._unsupported is not None:  # a valid filter, which only Cloud Logging evaluates
-            raise self._unsupported
         return tree
 
     # Expressions: the precedence climbing itself.
@@ -223,7 +238,7 @@ class _Parser:
         """Parse `name(arguments)` for a known function."""
         function = name.value.lower()
         if function in UNSUPPORTED_FUNCTIONS:
-            self._unsupported = self._unsupported or diagnostics.LqlUnsupportedError(
+            self.unsupported = self.unsupported or diagnostics.LqlUnsupportedError(
                 f"{name.value}() {UNSUPPORTED_FUNCTIONS[function]}, so it cannot be evaluated "
                 f"offline (at {self._where(name)})",
                 self._text,
