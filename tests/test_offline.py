@@ -140,6 +140,39 @@ def test_entries_of_several_projects_or_clusters_read_as_one_are_said_to_be(
     assert "note: the entries read come from" not in err
 
 
+def test_entries_of_another_project_left_out_are_said_to_be(tmp_path: Path) -> None:
+    """The other project's crash is left out, and a note names that project: a --project the
+    user mistyped for a project of the export must not read as a quiet workload."""
+    ours = container_entry("Check failed: ours", timestamp="2026-10-22T11:30:00Z")
+    theirs = container_entry("Check failed: theirs", timestamp="2026-10-22T11:20:00Z")
+    theirs["logName"] = "projects/pw-other/logs/stderr"
+    path = write(tmp_path / "a.json", [ours, theirs], "lines")
+    code, out, err = run_cli(
+        "--action=errors", f"--logs_file={path}", *WORKLOAD, "--project=pw-demo"
+    )
+    assert code == 0, err
+    assert "ours" in out and "theirs" not in out
+    assert "note: entries of other projects (pw-other) matched and were left out" in err
+
+
+@pytest.mark.parametrize("action", ["errors", "triage"])
+def test_a_project_the_export_does_not_hold_reads_it_whole_and_says_so(
+    tmp_path: Path, action: str
+) -> None:
+    """--project naming no project of the export (mistyped, or given for the printed commands
+    only) would leave nothing: the export is read whole, and a note says to check it."""
+    entry = container_entry("Check failed: ours", timestamp="2026-10-22T11:30:00Z")
+    path = write(tmp_path / "a.json", [entry], "lines")
+    code, out, err = run_cli(
+        f"--action={action}", f"--logs_file={path}", *WORKLOAD, "--project=pw-typo"
+    )
+    assert code == 0, err
+    assert "Check failed: ours" in out
+    (note,) = [line for line in err.splitlines() if "pw-typo" in line]
+    assert note.startswith("note: no entry of project pw-typo matched; the export's entries")
+    assert "are of pw-demo, and were read: check --project" in note
+
+
 def test_an_entry_with_no_log_name_is_kept_whatever_the_project(tmp_path: Path) -> None:
     """A hand-made export's entry without a logName cannot say its project: it is read."""
     entry = container_entry("Check failed: untold", timestamp="2026-10-22T11:30:00Z")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from pathways_workload.lql import compiler, diagnostics, parser, prefilter
 
@@ -46,13 +46,13 @@ class CompiledFilter:
             entry = {}
         return self._predicate(entry, {})
 
-    def narrowed(self, other: CompiledFilter) -> CompiledFilter:
-        """This filter ANDed with `other`, each parsed on its own (so the two need not fit in
-        one filter's length); the prefilter stays this filter's, which still holds."""
-        first, second = self._predicate, other._predicate
+    def narrowed(self, also: Callable[[Mapping[str, object]], bool]) -> CompiledFilter:
+        """This filter ANDed with `also` (asked only of entries this filter matches); the
+        prefilter stays this filter's, which still holds."""
+        first = self._predicate
         return CompiledFilter(
             self._text,
-            lambda entry, memo: first(entry, memo) and second(entry, {}),
+            lambda entry, memo: first(entry, memo) and also(entry),
             self._raw_test,
         )
 

@@ -23,7 +23,6 @@ from typing import TextIO
 
 from pathways_workload.filters import compile_checked
 from pathways_workload.lql import CompiledFilter
-from pathways_workload.selectors import project_logs
 from pathways_workload.sources.background import Ahead
 from pathways_workload.sources.base import Fetch, Result
 from pathways_workload.sources.collect import Collector, Estimate
@@ -38,6 +37,7 @@ from pathways_workload.sources.export_reader import (
 )
 from pathways_workload.sources.framing import LineFraming, escaped_key
 from pathways_workload.sources.inputs import ExportFile, export_files
+from pathways_workload.sources.project_scope import ProjectScope
 from pathways_workload.sources.records import Record
 from pathways_workload.sources.scan import BlockScanner, Scan, whole_records
 from pathways_workload.sources.span import (
@@ -102,6 +102,7 @@ class FileSource:
     _span_told: bool = dataclasses.field(default=False, repr=False)
     _ahead: dict[_Asked, Result] = dataclasses.field(default_factory=dict, repr=False)
     _whole: set[tuple[int, int, int]] = dataclasses.field(default_factory=set, repr=False)
+    _scope: ProjectScope | None = dataclasses.field(default=None, repr=False)
 
     def files(self) -> list[ExportFile]:
         """The exports (streams are copied aside on first use, to be read again later)."""
@@ -145,6 +146,16 @@ class FileSource:
         return answers
 
     def _pass(self, fetches: Sequence[Fetch]) -> list[Result]:
+        """One pass; again unscoped when --project turned out to name no project of the
+        exports (see `ProjectScope`)."""
+        results = self._read(fetches)
+        if self._scope is not None and self._scope.settle():
+            results = self._read(fetches)
+        if self._scope is not None:
+            self._tell(self._scope.notes())
+        return results
+
+    def _read(self, fetches: Sequence[Fetch]) -> list[Result]:
         filters = [self._scoped(compile_checked(fetch.query.filter)) for fetch in fetches]
         collectors = [Collector(fetch, compiled) for fetch, compiled in zip(fetches, filters)]
         tracker = SpanTracker(self._now())
@@ -158,9 +169,9 @@ class FileSource:
 
     def _scoped(self, compiled: CompiledFilter) -> CompiledFilter:
         """The fetch's filter as --project reads it: another project's entries do not match."""
-        if self.project is None:
-            return compiled
-        return compiled.narrowed(compile_checked(project_logs(self.project)))
+        if self.project is not None and self._scope is None:
+            self._scope = ProjectScope(self.project)
+        return compiled if self._scope is None else self._scope.narrowed(compiled)
 
     def span(self) -> Window | None:
         """The exports' span (None: no plausible timestamp); free after a pass."""
