@@ -539,6 +539,28 @@ def test_impossible_times_are_refused_with_a_fraction_too(value: str) -> None:
     assert err.startswith(f"error: {value.split('=')[0]}=")
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("--start_time=2026-10-22", "--end_time=2026-10-22"),
+        ("--end_time=2026-10-22",),
+        ("--issue_time=2026-10-22",),
+        ("--start_time= 2026-10-22 ",),
+    ],
+)
+def test_a_date_without_a_time_of_day_is_refused(argv: tuple[str, ...]) -> None:
+    """A date alone was read as its midnight UTC: `--start_time=D --end_time=D` searched a
+    window of 0 ns, and `--end_time=D` the hour before the day began, both exit 0 with
+    nothing found; `2026-10-22Z` was refused, so the plain date is too, with the fix."""
+    code, out, err = run_cli("--action=errors", *BASE, *argv)
+    assert (code, out) == (2, "")
+    flag, value = argv[0].split("=")
+    assert err == (
+        f"error: {flag}={value}: a date without a time of day; give the time too, "
+        f"e.g. {value.strip()}T00:00:00Z\n"
+    )
+
+
 def _tool(*argv: str, env: dict[str, str] | None = None, **streams: Any) -> Any:
     return subprocess.run(
         [*TOOL, "--jobset_name=gemma-train", *argv],

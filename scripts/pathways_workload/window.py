@@ -18,6 +18,8 @@ _DURATION_RE = re.compile(
     r"(?:([0-9]{1,30})d)?(?:([0-9]{1,30})h)?(?:([0-9]{1,30})m)?(?:([0-9]{1,30})s)?"
 )
 _UNIT_SECONDS = (86400, 3600, 60, 1)
+# A date alone, which the timestamp parser reads as its midnight UTC.
+_DATE_ONLY_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +110,13 @@ def _duration_ns(flags: WindowFlags) -> int:
 
 
 def _timestamp(flag: str, text: str) -> int:
+    """A window flag's instant. A date alone is refused: read as its midnight, `--end_time=D`
+    would end as the day begins, and `--start_time=D --end_time=D` span nothing."""
+    if _DATE_ONLY_RE.fullmatch(text.strip()):
+        raise UsageError(
+            f"--{flag}={as_given(text)}: a date without a time of day; give the time too, "
+            f"e.g. {text.strip()}T00:00:00Z"
+        )
     try:
         return parse_timestamp_ns(text)
     except ValueError:
