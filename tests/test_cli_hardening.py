@@ -639,6 +639,30 @@ def test_a_report_is_never_written_over_the_export_it_reads(
     assert sorted(p.name for p in folder.iterdir()) == ["export.json", "link.json"]
 
 
+@pytest.mark.parametrize(
+    ("flag", "code"), [("--output", 74), ("--commands_out", 74), ("--logs_file", 5)]
+)
+def test_a_relative_path_in_a_deleted_working_directory_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str, code: int
+) -> None:
+    """Resolving a relative path needs the working directory: once it was deleted (a shell
+    left in a removed build folder), `--output=report.txt` exited 70, "internal error:
+    FileNotFoundError"."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    argv = [*TRIAGE, f"--logs_file={INCIDENT}", f"{flag}=report.txt"]
+    if flag == "--logs_file":
+        argv.remove(f"--logs_file={INCIDENT}")
+    assert run_cli(*argv) == (
+        code,
+        "",
+        f"error: {flag}=report.txt: a relative path, but the working directory no longer "
+        "exists; cd to a folder that exists, or give the absolute path\n",
+    )
+
+
 def test_the_report_and_the_commands_need_two_files(tmp_path: Path) -> None:
     same = tmp_path / "same.txt"
     code, out, err = run_cli(

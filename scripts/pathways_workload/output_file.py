@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from pathways_workload.errors import OutputError, UsageError
+from pathways_workload.errors import InputFileError, OutputError, UsageError
 
 
 def _unwritable(path: str, error: OSError, flag: str = "--output") -> OutputError:
@@ -106,10 +106,32 @@ def _same_file(one: Path, other: Path) -> bool:
         return False
 
 
+def _check_working_directory(
+    outputs: Sequence[tuple[str, str | None]], inputs: Sequence[str]
+) -> None:
+    """A relative path is resolved in the working directory: once that was deleted, say so
+    for the first such path (an output's exit code, or an input's), instead of crashing."""
+    paths = [*outputs, *(("--logs_file", source) for source in inputs)]
+    relative = [(flag, path) for flag, path in paths if path and path != "-"]
+    relative = [(flag, path) for flag, path in relative if not os.path.isabs(path)]
+    if not relative:
+        return
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        flag, path = relative[0]
+        error = InputFileError if flag == "--logs_file" else OutputError
+        raise error(
+            f"{flag}={path}: a relative path, but the working directory no longer exists; "
+            "cd to a folder that exists, or give the absolute path"
+        ) from None
+
+
 def check_destinations(outputs: Sequence[tuple[str, str | None]], inputs: Sequence[str]) -> None:
     """Refuse, before anything runs, a file written twice (`--output` and `--commands_out`
     the same) or written over what `--logs_file` reads (the export would be lost), and a
     `--commands_out` that cannot be written (found only after every query ran otherwise)."""
+    _check_working_directory(outputs, inputs)
     written = [(flag, path, Path(os.path.realpath(path))) for flag, path in outputs if path]
     written = [(flag, path, real) for flag, path, real in written if path != "-"]
     for index, (flag, path, real) in enumerate(written):
