@@ -255,6 +255,20 @@ def test_missing_packages_are_one_line_with_the_install_command() -> None:
     assert "python3 -m venv .venv && .venv/bin/pip install" in line
 
 
+def test_the_install_command_works_from_another_working_directory(tmp_path: Path) -> None:
+    """Run as `python3 /path/to/scripts/debug_workload.py` from elsewhere, the message said to
+    run `.venv/bin/python3 scripts/debug_workload.py`, a path that is not there."""
+    done = subprocess.run(
+        [sys.executable, "-S", str(ROOT / "scripts" / "debug_workload.py"), "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    (line,) = done.stderr.splitlines()
+    assert f"install the skill first: cd {shlex.quote(str(ROOT))} && python3 -m venv" in line
+
+
 def test_extra_term_keeps_its_commas() -> None:
     code, out, err = run_cli(
         "--action=errors", *BASE, "--extra_term=checkpoint 12,000 failed", "--format=json"

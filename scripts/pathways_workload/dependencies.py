@@ -19,8 +19,18 @@ def missing_message() -> str | None:
     if not absent:
         return None
     folder = shlex.quote(str(SKILL_FOLDER))
+    # The commands name .venv and scripts/ relative to the skill folder: go there first.
+    there = "" if _working_directory() == SKILL_FOLDER else f"cd {folder} && "
     return (
         f"error: missing Python packages ({', '.join(absent)}); install the skill first: "
-        f"python3 -m venv .venv && .venv/bin/pip install {folder}, then run "
+        f"{there}python3 -m venv .venv && .venv/bin/pip install {folder}, then run "
         "`.venv/bin/python3 scripts/debug_workload.py ...`"
     )
+
+
+def _working_directory() -> Path | None:
+    """The resolved working directory, or None when it no longer exists."""
+    try:
+        return Path.cwd().resolve()
+    except OSError:
+        return None
