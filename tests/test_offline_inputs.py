@@ -1030,3 +1030,20 @@ def test_blank_lines_after_a_large_arrays_bracket(tmp_path: Path, comma: str) ->
     else:
         assert code == 0, err
         assert _messages(out) == ["Check failed: one", "Check failed: two"]
+
+
+@pytest.mark.parametrize("token", [{}, {"nextPageToken": "next"}])
+def test_an_api_response_is_named_with_where_its_entries_are(
+    tmp_path: Path, token: dict[str, str]
+) -> None:
+    """The body `entries.list` answers (curl, the API explorer) was read as one entry without
+    a timestamp: "give each a timestamp", which its entries already have."""
+    path = tmp_path / "response.json"
+    path.write_text(json.dumps({"entries": _entries(), **token}))
+    code, out, err = run_cli(*ERRORS, f"--logs_file={path}")
+    assert (code, out) == (5, "")
+    assert err.splitlines()[-1] + "\n" == (
+        f"error: {path}:1: a Cloud Logging API response, not an export: its entries are in "
+        "its \"entries\" list; extract them first (e.g. with jq '.entries'), or record them "
+        "with `gcloud logging read --format=json`\n"
+    )

@@ -218,7 +218,13 @@ class SpanTracker:
         an absurd one): no query could return any of them."""
         if self.missing.first is None or self.earliest is not None or self.absurd.count:
             return
-        value = self.missing.first[1]
+        record, value = self.missing.first
+        if self.missing.count == 1 and _api_response(record):
+            raise InputFileError(
+                f"{self.missing.where()}: a Cloud Logging API response, not an export: its "
+                'entries are in its "entries" list; extract them first (e.g. with jq '
+                "'.entries'), or record them with `gcloud logging read --format=json`"
+            )
         first = f"the first reads {value!r}" if value else "the first has none"
         raise InputFileError(
             f"{self.missing.where()}: none of the export's {self.missing.count} entries has a "
@@ -252,6 +258,13 @@ class SpanTracker:
             f"(first at {self.absurd.where()}: {self.absurd.first[1]}); {it} outside the "
             f"export's span: pass --start_time and --end_time to include {them}"
         ]
+
+
+def _api_response(record: Record) -> bool:
+    """Whether the record is the body `entries.list` answers: its entries in a list under
+    "entries" (an empty body has no such list to read)."""
+    entry = record.entry()
+    return isinstance(entry, dict) and isinstance(entry.get("entries"), list)
 
 
 def _text(value: object) -> str:
