@@ -114,6 +114,27 @@ def test_a_flag_given_the_value_double_dash_checks_it(flag: str, line: str) -> N
 
 
 @pytest.mark.parametrize(
+    ("argv", "flag", "shown"),
+    [
+        (("--extra_term", "-x"), "--extra_term", "--extra_term/--extra-term"),
+        (("--extra-terms", "-x,y"), "--extra_terms", "--extra_terms/--extra-terms"),
+        (("--duration",), "--duration", "--duration"),
+    ],
+)
+def test_a_flag_without_its_value_says_how_to_give_one_starting_with_a_dash(
+    argv: tuple[str, ...], flag: str, shown: str
+) -> None:
+    """`--extra_term -x` reads `-x` as another flag; "expected one argument" did not say how
+    to search for `-x`."""
+    code, out, err = run_cli("--action=errors", *BASE, *argv)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: argument {shown}: expected one argument; give it a value (one that starts "
+        f"with '-' as {flag}=-VALUE) (see --help)\n"
+    )
+
+
+@pytest.mark.parametrize(
     ("flag", "shown"),
     [
         ("--output", "--output"),

@@ -44,7 +44,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a bad flag is a one-line UsageError instead of usage text and exit."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see --help)")
+        raise UsageError(f"{message}{_value_hint(message)} (see --help)")
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         """--help and --version: a full disk or a closed standard output is exit 74, as for
@@ -63,6 +63,15 @@ class _Parser(argparse.ArgumentParser):
             self._check_value(action, value)
             return value
         return super()._get_values(action, arg_strings)
+
+
+def _value_hint(message: str) -> str:
+    """For a flag left without its value: `--extra_term -x` reads `-x` as another flag, so
+    say how a value starting with '-' is given."""
+    found = re.fullmatch(r"argument (--[a-z_]+)(?:/--[a-z-]+)?: expected one argument", message)
+    if found is None:
+        return ""
+    return f"; give it a value (one that starts with '-' as {found[1]}=-VALUE)"
 
 
 def _not_empty(option_string: str | None, values: Any) -> None:
