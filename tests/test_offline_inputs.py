@@ -134,6 +134,31 @@ def test_an_unreadable_subfolder_exits_5(tmp_path: Path, monkeypatch: pytest.Mon
     assert err.splitlines()[-1] == f"error: {locked}: cannot read this folder (Permission denied)"
 
 
+def test_a_file_behind_a_folder_that_cannot_be_searched_is_not_said_to_be_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a folder without search permission, stat() of a file fails with EACCES: it was
+    reported as "no such file or folder", sending the user to check a path that is right."""
+    export = tmp_path / "locked" / "a.jsonl"
+    export.parent.mkdir()
+    export.write_text(_lines_text(_entries()))
+    real_stat = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(path) == str(export):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
+
+    # The suite may run as root, for whom a mode of 000 changes nothing.
+    monkeypatch.setattr(os, "stat", stat)
+    code, _, err = run_cli(*ERRORS, f"--logs_file={export}")
+    assert code == 5
+    assert err.splitlines()[-1] == (
+        f"error: {export}: cannot read it (Permission denied); check the permissions of the "
+        "folders on its path"
+    )
+
+
 # Streams
 
 

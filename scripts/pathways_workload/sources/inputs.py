@@ -183,6 +183,11 @@ def _folder(folder: Path) -> list[Path]:
 def _one(name: str) -> list[ExportFile]:
     try:
         mode = os.stat(name).st_mode
+    except PermissionError as error:  # a folder on the path that cannot be searched
+        raise InputFileError(
+            f"{name}: cannot read it ({error.strerror}); check the permissions of the folders "
+            "on its path"
+        ) from None
     except OSError:
         if os.path.lexists(name):
             raise InputFileError(f"{name}: a broken symbolic link; check --logs_file") from None
