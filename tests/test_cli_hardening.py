@@ -698,6 +698,53 @@ def test_a_relative_path_in_a_deleted_working_directory_is_one_line(
     )
 
 
+def _lock_folder(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make `folder` unsearchable as its mode 000 would for a user other than root (the suite
+    may run as root, whom modes do not stop): stat() and open() below it are denied."""
+    real_stat, real_open = os.stat, os.open
+
+    def denied(path: Any) -> None:
+        if isinstance(path, (str, Path)) and Path(path).parent == folder:
+            raise PermissionError(13, "Permission denied", str(path))
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> Any:
+        denied(path)
+        return real_stat(path, *args, **kwargs)
+
+    def open_(path: Any, *args: Any, **kwargs: Any) -> Any:
+        denied(path)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    monkeypatch.setattr(os, "open", open_)
+
+
+@pytest.mark.parametrize(
+    ("flag", "code", "line"),
+    [
+        ("--output", 74, "error: --output={}: cannot write it (Permission denied); choose a"),
+        ("--commands_out", 74, "error: --commands_out={}: cannot write it (Permission denied)"),
+        ("--logs_file", 5, "error: {}: cannot read it (Permission denied); check the permiss"),
+    ],
+)
+def test_a_path_below_a_folder_that_cannot_be_searched_is_not_an_internal_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str, code: int, line: str
+) -> None:
+    """Path.exists() and is_dir() raise PermissionError there (only a missing file is
+    False): checking the destinations ended "internal error: PermissionError", exit 70."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    inside = locked / ("export.json" if flag == "--logs_file" else "report.txt")
+    if flag == "--logs_file":
+        inside.write_bytes(INCIDENT.read_bytes())
+    _lock_folder(locked, monkeypatch)
+    given = f"--logs_file={inside}" if flag == "--logs_file" else f"--logs_file={INCIDENT}"
+    extra = (f"--output={tmp_path / 'r.txt'}",) if flag == "--logs_file" else (f"{flag}={inside}",)
+    got, out, err = run_cli(*TRIAGE, given, *extra)
+    assert (got, out) == (code, ""), err
+    assert err.splitlines()[-1].startswith(line.format(inside))
+
+
 def test_the_report_and_the_commands_need_two_files(tmp_path: Path) -> None:
     same = tmp_path / "same.txt"
     code, out, err = run_cli(

@@ -83,7 +83,9 @@ def destination(
         yield stdout
         return
     given = Path(path)
-    if given.exists() and not given.is_file():  # a device, a FIFO, /dev/stdout on a pipe
+    # A device, a FIFO, /dev/stdout on a pipe. (os.path answers False for a path it cannot
+    # examine, where Path.exists() raises: writing it then says why.)
+    if os.path.exists(given) and not os.path.isfile(given):
         try:
             direct = given.open("w", encoding="utf-8")
         except OSError as error:
@@ -98,7 +100,7 @@ def destination(
 def _same_file(one: Path, other: Path) -> bool:
     """Whether two resolved paths are one regular file or folder (a terminal or a pipe both
     streams name is not overwritten)."""
-    if one.exists() and not (one.is_file() or one.is_dir()):
+    if os.path.exists(one) and not (os.path.isfile(one) or os.path.isdir(one)):
         return False
     try:
         return one == other or (one.exists() and other.exists() and os.path.samefile(one, other))
@@ -142,7 +144,7 @@ def check_destinations(outputs: Sequence[tuple[str, str | None]], inputs: Sequen
                 )
         for source in inputs:
             read = Path(os.path.realpath(source))
-            within = read.is_dir() and read in real.parents
+            within = os.path.isdir(read) and read in real.parents
             if source == "-" or not (within or _same_file(real, read)):
                 continue
             what = "the folder it is in" if within else "it"
@@ -150,6 +152,6 @@ def check_destinations(outputs: Sequence[tuple[str, str | None]], inputs: Sequen
                 f"{flag}={path}: --logs_file={source} reads {what}; write elsewhere (the "
                 "export would be overwritten, or replayed next time)"
             )
-        if flag == "--commands_out" and (real.is_dir() or not real.parent.is_dir()):
-            reason = "it is a folder" if real.is_dir() else "its folder does not exist"
+        if flag == "--commands_out" and (os.path.isdir(real) or not os.path.isdir(real.parent)):
+            reason = "it is a folder" if os.path.isdir(real) else "its folder does not exist"
             raise OutputError(f"{flag}={path}: cannot write it ({reason}); choose a writable path")
