@@ -745,6 +745,33 @@ def test_a_path_below_a_folder_that_cannot_be_searched_is_not_an_internal_error(
     assert err.splitlines()[-1].startswith(line.format(inside))
 
 
+@pytest.mark.parametrize("flag", ["--output", "--commands_out"])
+def test_a_file_the_user_may_not_write_is_not_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str
+) -> None:
+    """A read-only file in a folder the user may write was replaced, as renaming over it is
+    allowed, and the run exited 0; `>` refuses it, and the contract says exit 74: refused
+    before anything runs."""
+    kept = tmp_path / "kept.txt"
+    kept.write_text("keep me\n")
+    kept.chmod(0o444)
+    real_access = os.access
+
+    def access(path: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
+        # What a user other than root is told (root may write any file).
+        if Path(path) == kept and mode & os.W_OK:
+            return False
+        return real_access(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+    assert run_cli(*TRIAGE, f"--logs_file={INCIDENT}", f"{flag}={kept}") == (
+        74,
+        "",
+        f"error: {flag}={kept}: cannot write it (Permission denied); choose a writable path\n",
+    )
+    assert kept.read_text() == "keep me\n"
+
+
 def test_the_report_and_the_commands_need_two_files(tmp_path: Path) -> None:
     same = tmp_path / "same.txt"
     code, out, err = run_cli(

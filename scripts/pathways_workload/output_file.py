@@ -10,6 +10,7 @@ FIFO, `/dev/stdout`) is written directly. `-` means standard output.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -33,8 +34,16 @@ def _mode_for(target: Path) -> int:
     return 0o666 & ~umask
 
 
+def _check_writable(path: str, target: Path, flag: str) -> None:
+    """Renaming over a file needs only its folder writable: a file the user may not write
+    (read-only, another user's) is refused as `>` would refuse it."""
+    if os.path.isfile(target) and not os.access(target, os.W_OK):
+        raise _unwritable(path, PermissionError(errno.EACCES, os.strerror(errno.EACCES)), flag)
+
+
 @contextlib.contextmanager
 def _replacing(path: str, target: Path, flag: str) -> Iterator[TextIO]:
+    _check_writable(path, target, flag)
     try:
         handle, temporary = tempfile.mkstemp(
             dir=target.parent, prefix=f".{target.name}.", suffix=".partial"
@@ -155,3 +164,5 @@ def check_destinations(outputs: Sequence[tuple[str, str | None]], inputs: Sequen
         if flag == "--commands_out" and (os.path.isdir(real) or not os.path.isdir(real.parent)):
             reason = "it is a folder" if os.path.isdir(real) else "its folder does not exist"
             raise OutputError(f"{flag}={path}: cannot write it ({reason}); choose a writable path")
+        if flag == "--commands_out":
+            _check_writable(path, real, flag)
