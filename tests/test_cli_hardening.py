@@ -772,6 +772,15 @@ def test_a_file_the_user_may_not_write_is_not_replaced(
     assert kept.read_text() == "keep me\n"
 
 
+def test_the_note_naming_the_report_file_is_one_line(tmp_path: Path) -> None:
+    """A file name with a newline split `report written to ...` over two lines."""
+    report = tmp_path / "run\n2.txt"
+    code, out, err = run_cli(*TRIAGE, f"--logs_file={INCIDENT}", f"--output={report}")
+    assert (code, out) == (0, ""), err
+    assert err.splitlines()[-1] == f"report written to {str(report)!r}"
+    assert report.read_text().startswith("# Triage")
+
+
 def test_the_report_and_the_commands_need_two_files(tmp_path: Path) -> None:
     same = tmp_path / "same.txt"
     code, out, err = run_cli(

@@ -52,7 +52,7 @@ from pathways_workload.sources.files import FileSource, plausible_window
 from pathways_workload.sources.text_logs import TextLogOptions, TextLogs
 from pathways_workload.timestamps import format_timestamp_ns, parse_timestamp_ns
 from pathways_workload.visible_text import VisibleControls
-from pathways_workload.window import Window, WindowFlags, resolve_window
+from pathways_workload.window import Window, WindowFlags, as_given, resolve_window
 
 Clock = Callable[[], int]
 # A bug in the tool (EX_SOFTWARE), apart from 1, a check that ran and failed.
@@ -437,7 +437,7 @@ def main(
                 failed, code = error, error.exit_code
             guarded.flush()
         if args.output not in (None, "-"):
-            err.write(f"report written to {args.output}\n")
+            err.write(f"report written to {as_given(args.output)}\n")
         if failed is not None:
             raise failed
         return code
