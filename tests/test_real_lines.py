@@ -157,17 +157,6 @@ LAUNCH_GROUP_LINES = (
     "current group leader.",
 )
 
-
-@pytest.mark.parametrize("line", LAUNCH_GROUP_LINES, ids=["halted", "peer"])
-def test_a_launch_group_mismatch_is_no_hardware_fault(line: str) -> None:
-    entry = entry_of(Example(line, "XLA error pages", terms.CLIENT))
-    assert fetched_by("triage", entry)
-    matched = scenarios.match(entry)
-    assert matched is not None and matched.slug == "launch-group-mismatch", matched
-    item = classify(entry)
-    assert item is not None and item.decisive
-
-
 # Mosaic compile failures of Pallas TPU kernels (openxla/xla docs/errors/error_2xxx.md), also
 # when the error comes back through the IFRT proxy with its `compile: ` prefix.
 MOSAIC_LINES = (
@@ -178,11 +167,18 @@ MOSAIC_LINES = (
 )
 
 
-@pytest.mark.parametrize("line", MOSAIC_LINES, ids=["direct", "through-the-proxy"])
-def test_a_pallas_kernel_mosaic_rejects_is_the_known_failure(line: str) -> None:
+@pytest.mark.parametrize(
+    ("line", "slug", "action"),
+    [
+        *((line, "launch-group-mismatch", "triage") for line in LAUNCH_GROUP_LINES),
+        *((line, "mosaic-compile", "errors") for line in MOSAIC_LINES),
+    ],
+    ids=["halted", "peer", "mosaic-direct", "mosaic-through-the-proxy"],
+)
+def test_an_xla_error_page_line_is_its_known_failure(line: str, slug: str, action: str) -> None:
     entry = entry_of(Example(line, "XLA error pages", terms.CLIENT))
-    assert fetched_by("errors", entry)
+    assert fetched_by(action, entry)
     matched = scenarios.match(entry)
-    assert matched is not None and matched.slug == "mosaic-compile", matched
+    assert matched is not None and matched.slug == slug, matched
     item = classify(entry)
     assert item is not None and item.decisive
