@@ -217,3 +217,22 @@ def test_a_glog_line_is_read_by_its_own_letter(
     line on stdout is still the error it says it is."""
     report = _triage(name, tmp_path, _glog_header_kept(container, marked))
     _same_failure(report["root_cause"], expected(name)["root_cause"])
+
+
+def _restatement_drawn_first(entry: Entry) -> None:
+    """InsertIds (random) that happen to put the kubelet's `Error: <error>` event before the
+    event of the step that failed, which the kubelet recorded first in the same second."""
+    said = entry.get("jsonPayload", {}).get("message")
+    first = isinstance(said, str) and said.startswith("Error: ")
+    entry["insertId"] = ("0" if first else "1") + entry.get("insertId", "")
+
+
+def test_a_pull_failure_is_named_by_its_own_event_whatever_the_insert_ids(
+    tmp_path: Path,
+) -> None:
+    """The kubelet records `Failed to pull image "...": <why>` and then restates it as
+    `Error: ErrImagePull`, both reason Failed, in one second (events keep seconds): the
+    cause is the pull failure's own event, which names the image and the reason, not its
+    restatement, whichever insertId GKE drew."""
+    report = _triage("image-pull-backoff", tmp_path, _restatement_drawn_first)
+    _same_failure(report["root_cause"], expected("image-pull-backoff")["root_cause"])

@@ -533,6 +533,11 @@ READY_LINES = (
 # failure-signal handler's `*** SIGABRT received at time=... ***` or `... by PID 1 (TID 1) on cpu
 # 80 from PID 0; stack trace: ***` (terms.py cites both).
 _FATAL_BANNER_RE = re.compile(r"\*\*\* (?:Check failure stack trace: |SIG[A-Z]+ received )")
+# The kubelet's startContainer records `Error: <error>` (reason Failed) after the event of the
+# step that failed, often in the same second: `Failed to pull image "...": <why>` (pkg/kubelet/
+# images/image_manager.go), then `Error: ErrImagePull` (pkg/kubelet/kuberuntime/
+# kuberuntime_container.go, startContainer's `Error: %v`).
+_KUBELET_RESTATEMENT = "Error: "
 # Python's default logging layout, `LEVEL:logger:message`: routine levels even when GKE
 # marked the line ERROR because it went to stderr.
 _PYTHON_ROUTINE_RE = re.compile(r"^(?:DEBUG|INFO):[\w.]+:")
@@ -673,10 +678,19 @@ class Evidence:
 
     def _tie_rank(self) -> int:
         """Among lines of one instant, whose order neither the clock nor the insertIds (random)
-        tell: one that names a known failure first, a fatal line's stack-trace banner last."""
+        tell: one that names a known failure first (the kubelet's restatement of a failed step
+        after the step's own event), a fatal line's stack-trace banner last."""
         if self.scenario is not None:
-            return 0
-        return 2 if _FATAL_BANNER_RE.match(bare_message(self.entry).strip()) else 1
+            return 1 if self._kubelet_restatement() else 0
+        return 3 if _FATAL_BANNER_RE.match(bare_message(self.entry).strip()) else 2
+
+    def _kubelet_restatement(self) -> bool:
+        """A pod event in which the kubelet restates a failed step: `Error: ErrImagePull`."""
+        if self.source != "pod-event" or event_reason(self.entry) != "Failed":
+            return False
+        payload = self.entry.get("jsonPayload")
+        said = payload.get("message") if isinstance(payload, dict) else None
+        return isinstance(said, str) and said.startswith(_KUBELET_RESTATEMENT)
 
 
 def restart_attempt(entry: Entry) -> str | None:
