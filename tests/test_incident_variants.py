@@ -236,3 +236,29 @@ def test_a_pull_failure_is_named_by_its_own_event_whatever_the_insert_ids(
     restatement, whichever insertId GKE drew."""
     report = _triage("image-pull-backoff", tmp_path, _restatement_drawn_first)
     _same_failure(report["root_cause"], expected("image-pull-backoff")["root_cause"])
+
+
+def _structured_as(key: str) -> Callable[[Entry], None]:
+    """A container line as a structured logger writes it and GKE's agent parses it: a JSON
+    object whose text is under `key`, landed in jsonPayload."""
+
+    def change(entry: Entry) -> None:
+        if isinstance(entry.get("textPayload"), str) and entry["resource"]["type"] == (
+            "k8s_container"
+        ):
+            entry["jsonPayload"] = {key: entry.pop("textPayload")}
+
+    return change
+
+
+@pytest.mark.parametrize("name", ["lost-connection-to-peer", "jax-version-mismatch"])
+def test_a_structured_loggers_msg_key_is_the_message(name: str, tmp_path: Path) -> None:
+    """zap's and klog's JSON encoders (controller-runtime with `--zap-encoder=json`, Go
+    programs, klog's `--logging-format=json`) put the text under `msg`: it is searched and
+    read as the message, so the cause and every host that failed are still found."""
+    report = _triage(name, tmp_path, _structured_as("msg"))
+    planted = expected(name)
+    _same_failure(report["root_cause"], planted["root_cause"])
+    assert [host["pod"] for host in report["failing_hosts"]] == [
+        host["pod"] for host in planted["failing_hosts"]
+    ]

@@ -121,7 +121,8 @@ def where(entry: Entry) -> str:
 
 
 def message(entry: Entry) -> str:
-    """The human part of an entry: text, message, event or audit summary, else compact JSON."""
+    """The human part of an entry: text, message (`msg` of zap's and klog's JSON lines), event
+    or audit summary, else compact JSON."""
     text = entry.get("textPayload")
     if isinstance(text, str):
         return text
@@ -132,7 +133,7 @@ def message(entry: Entry) -> str:
             f"{payload.get('reason')}: {payload.get('message', '')} "
             f"({involved.get('kind', '?')}/{involved.get('name', '?')})"
         )
-    for key in ("message", "MESSAGE"):
+    for key in ("message", "MESSAGE", "msg"):
         if isinstance(payload.get(key), str):
             return str(payload[key])
     audit = _dict(entry.get("protoPayload"))

@@ -19,7 +19,10 @@ from pathways_workload.window import Window
 T = TypeVar("T")
 # Room left under Cloud Logging's filter length limit for the window and the scope clauses.
 FILTER_BUDGET = MAX_FILTER_LENGTH - 1_000
-MESSAGE_FIELDS = ("textPayload", "jsonPayload.message", "jsonPayload.MESSAGE")
+# Where a line's text is: plain lines, JSON lines (`message`), node journal entries
+# (`MESSAGE`), and JSON lines of zap or klog (`msg`, as controller-runtime's
+# `--zap-encoder=json` and klog's `--logging-format=json` write them).
+MESSAGE_FIELDS = ("textPayload", "jsonPayload.message", "jsonPayload.MESSAGE", "jsonPayload.msg")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 _RE2_SPECIAL_RE = re.compile(r"([\\.^$|?*+()\[\]{}-])")
 
