@@ -181,6 +181,14 @@ def involved_object(entry: Entry) -> tuple[str, str] | None:
     return (kind, name) if isinstance(kind, str) and isinstance(name, str) else None
 
 
+def source_group(entry: Entry) -> str:
+    """Where an entry came from, as --first_per_pod groups it: `where`, and for an event
+    about a cluster-level object (a JobSet, a Job) that object, each its own group."""
+    place = where(entry)
+    about = involved_object(entry) if resource_type(entry) == "k8s_cluster" else None
+    return f"{place}/{about[0]}/{about[1]}" if about else place
+
+
 def event_reason(entry: Entry) -> str:
     """A Kubernetes event's reason (`Scheduled`, `OOMKilling`...), or "" for other entries."""
     reason = _dict(entry.get("jsonPayload")).get("reason")

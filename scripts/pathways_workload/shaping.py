@@ -6,7 +6,7 @@ import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 
-from pathways_workload.describe import where
+from pathways_workload.describe import source_group
 from pathways_workload.filters import compile_checked
 from pathways_workload.query import Options
 from pathways_workload.sources.base import Entry, Result, sort_key
@@ -87,7 +87,7 @@ def group_first(
     """
     grouped: dict[str, list[Unit]] = {}
     for unit in _units(entries, attached):
-        grouped.setdefault(where(unit[0]), []).append(unit)
+        grouped.setdefault(source_group(unit[0]), []).append(unit)
     groups = []
     for name, units in grouped.items():
         shown = units[:keep] + (units[-1:] if len(units) > keep else [])
@@ -166,7 +166,7 @@ def _group_totals(
         for group, count in (result.group_totals or {}).items():
             totals[group] = max(totals.get(group, 0), count)
     for line in attached.values():
-        totals[where(line)] = totals.get(where(line), 0) + 1
+        totals[source_group(line)] = totals.get(source_group(line), 0) + 1
     return totals
 
 

@@ -18,7 +18,7 @@ from pathways_workload.analytics import offline, queries
 from pathways_workload.analytics.offline import OfflineStore
 from pathways_workload.analytics.rows import entry_from_row
 from pathways_workload.analytics.source import AnalyticsSource
-from pathways_workload.describe import where
+from pathways_workload.describe import source_group
 from pathways_workload.query import Query
 from pathways_workload.sources.base import Fetch, sort_key
 from tests.analytics.test_offline_parity import micro_text
@@ -113,7 +113,7 @@ def test_triage_of_1024_hosts_takes_four_queries_and_finds_every_failing_host(
 @pytest.mark.parametrize("name", NAMES)
 def test_first_per_pod_groups_as_the_default_engine_does(name: str) -> None:
     """Entry actions, grouped by source in SQL, print what the default engine prints."""
-    for action in ("errors", "workers", "pod-events", "node-ooms"):
+    for action in ("errors", "workers", "pod-events", "node-ooms", "summary"):
         args = [*target_args(name), f"--action={action}", "--first_per_pod=2"]
         default = run_cli(*args)
         analytics = run_cli(*args, "--engine=analytics")
@@ -121,8 +121,19 @@ def test_first_per_pod_groups_as_the_default_engine_does(name: str) -> None:
         assert micro_text(analytics[1]) == micro_text(default[1]), action
 
 
+@pytest.mark.parametrize("engine", ["logging", "analytics"])
+def test_first_per_pod_gives_each_jobset_and_job_its_own_group(engine: str) -> None:
+    """The JobSet's and its Jobs' events are all the cluster's: as one group, the first and
+    last line of `summary --first_per_pod=1` hid Kueue's `Stopped` event, the cause."""
+    args = [*target_args("kueue-preemption"), "--action=summary", "--first_per_pod=1"]
+    code, out, err = run_cli(*args, f"--engine={engine}")
+    assert code == 0, err
+    assert "== cluster/pw-cluster/JobSet/mixtral-pt: 2 of 2 matching lines ==" in out
+    assert "Stopped: Preempted to accommodate a workload" in out
+
+
 def test_no_source_key_spans_two_groups() -> None:
-    """Rows sharing a key share `describe.where`, in every recorded incident."""
+    """Rows sharing a key share `describe.source_group`, in every recorded incident."""
     sql = (
         f"SELECT {queries.SOURCE_KEY}, {', '.join(queries._columns(True))} "
         "FROM `p.d._Default` AS log_entry"
@@ -131,7 +142,7 @@ def test_no_source_key_spans_two_groups() -> None:
         with OfflineStore([str(INCIDENTS / f"{name}.json")]) as store:
             groups: dict[str, set[str]] = {}
             for row in store.rows(sql):
-                groups.setdefault(row["source_key"], set()).add(where(entry_from_row(row)))
+                groups.setdefault(row["source_key"], set()).add(source_group(entry_from_row(row)))
         assert all(len(found) == 1 for found in groups.values()), name
 
 

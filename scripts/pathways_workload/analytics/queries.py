@@ -48,14 +48,16 @@ RFC_3339 = "'%Y-%m-%dT%H:%M:%E6SZ'"
 TIMESTAMPS = frozenset({"timestamp", "receive_timestamp"})
 # What a fetch asked per source returns at most: 10,000 hosts' worth of lines.
 MOST_SOURCE_ROWS = 200_000
-# Every field `describe.where` names an entry's source by: rows with one key have one
-# `where` (a source may span several keys, which only splits it further).
+# Every field `describe.source_group` names an entry's source by: rows with one key have one
+# group (a source may span several keys, which only splits it further).
 _SOURCE_FIELDS = (
     ("resource", "type"),
     ("resource", "labels"),
     ("labels", labels.NODE),
     ("protoPayload", "resourceName"),
     ("jsonPayload", "source", "host"),
+    ("jsonPayload", "involvedObject", "kind"),
+    ("jsonPayload", "involvedObject", "name"),
 )
 
 

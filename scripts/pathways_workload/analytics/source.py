@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pathways_workload.analytics import queries, rows
-from pathways_workload.describe import where
+from pathways_workload.describe import source_group
 from pathways_workload.sources.base import Entry, Fetch, Result
 from pathways_workload.sources.paging import as_paged, pages_needed
 
@@ -61,7 +61,7 @@ class AnalyticsSource:
 
 @dataclasses.dataclass
 class _GroupTotals:
-    """Entries matched per group (`where`), summed over the source keys seen in it."""
+    """Entries matched per group (`source_group`), summed over the source keys seen in it."""
 
     by_group: dict[str, int] = dataclasses.field(default_factory=dict)
     _keys: set[str] = dataclasses.field(default_factory=set)
@@ -69,7 +69,7 @@ class _GroupTotals:
     def add(self, entry: Entry, key: str, matched: int) -> None:
         if key not in self._keys:
             self._keys.add(key)
-            group = where(entry)
+            group = source_group(entry)
             self.by_group[group] = self.by_group.get(group, 0) + matched
 
 
