@@ -872,7 +872,7 @@ SIDECAR_CATALOGUE = (
         guessed=True,
     ),
     term(
-        "50051",
+        ":50051",
         "RuntimeError: Failed to bind to address [::]:50051; set GRPC_VERBOSITY=debug "
         "environment variable to see detailed error message.",
         "grpc/grpc.io issue #738",

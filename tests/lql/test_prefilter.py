@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from pathways_workload import filters, scenarios, terms
 from pathways_workload.lql import compile_filter
 
 
@@ -64,6 +65,8 @@ def line_of(entry: dict[str, Any], ensure_ascii: bool = True) -> bytes:
         ('textPayload:"" jsonPayload:*', {"jsonPayload": {}}),
         ('textPayload="a\\"b"', {"textPayload": 'a"b'}),
         ('textPayload:"tab\\there"', {"textPayload": "tab\there"}),
+        ('textPayload:": secret \\""', {"textPayload": 'Error: secret "x" not found'}),
+        ('textPayload:"C:\\\\dir\\\\file.txt"', {"textPayload": "at C:\\dir\\file.txt"}),
     ],
 )
 def test_matching_lines_pass(text: str, entry: dict[str, Any]) -> None:
@@ -84,6 +87,10 @@ def test_matching_lines_pass(text: str, entry: dict[str, Any]) -> None:
         ('SEARCH("alpha")', {"textPayload": "beta"}),
         ('"needle"', {"jsonPayload": {"hay": ["stack"]}}),
         ("WARNING", {"severity": "ERROR", "textPayload": "ok"}),
+        # A term JSON must escape is looked for by its longest piece written as is: a quote
+        # in a crash term once let every line of the export through.
+        ('textPayload:": secret \\""', {"textPayload": "all good"}),
+        ('textPayload:(": secret \\"" OR "check failed")', {"textPayload": "all good"}),
     ],
 )
 def test_lines_that_cannot_match_are_rejected(text: str, entry: dict[str, Any]) -> None:
@@ -139,6 +146,31 @@ def test_required_groups_of_a_crash_sweep() -> None:
         frozenset({b"my-run"}),
         frozenset({b"check failed", b"sigsegv", b"critical", b"alert", b"emergency"}),
     }
+
+
+TOOL_TERMS = sorted(
+    {
+        *scenarios.SIGNATURES,
+        *terms.CRASH_TERMS,
+        *terms.STALL_TERMS,
+        *terms.STARTUP_TERMS,
+        *terms.USER_TERMS,
+        *terms.PROXY_TERMS,
+        *terms.RM_TERMS,
+        *terms.WORKER_TERMS,
+        *terms.SIDECAR_TERMS,
+        *terms.NODE_OOM_TERMS,
+        *terms.NODE_INTERRUPTION_TERMS,
+    }
+)
+
+
+@pytest.mark.parametrize("term", TOOL_TERMS)
+def test_every_term_the_tool_searches_for_narrows_the_raw_lines(term: str) -> None:
+    """A term the prefilter cannot look for lets every line of an export through to be
+    parsed, for the whole OR it is in (a quote in a known failure's signature doubled
+    triage's time on a 1,024-host export)."""
+    assert compile_filter(filters.message_has_any([term])).required, term
 
 
 def test_an_or_of_few_groups_gives_every_union() -> None:

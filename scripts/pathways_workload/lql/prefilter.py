@@ -17,7 +17,8 @@ except DEFAULT, which gives none (a severity that names no level reads as DEFAUL
 Why it is exact: when a line is ASCII without `\\u` or `\\/` escapes (or a
 severity written as a number, which a line is let through with), every
 string of its entry is ASCII and appears in the line as written, except for
-`"`, `\\` and control characters, which terms never contain; folding ASCII is
+`"`, `\\` and control characters (a term holding them is looked for by its
+longest piece between them, which is written as is); folding ASCII is
 lowercasing, so a case-insensitive search of the line finds every such
 occurrence. Any other line is let through undecided.
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import urllib.parse
 
 import re2
@@ -47,6 +49,10 @@ SET_MAX_MEMORY = 256 << 20
 
 TEXT_KINDS = frozenset({fields.STRING, fields.MESSAGE, fields.MAP, fields.STRUCT, fields.PROTO})
 SEVERITY_OPERATORS = frozenset(checks.ORDERING)
+# Characters a JSON line never holds as written (it escapes them).
+_ESCAPED = re.compile(r'["\\\x00-\x1f\x7f]')
+# The shortest piece between such characters worth looking for, for a term holding them.
+MIN_PIECE = 3
 # An OR gives every union of one group of each operand up to this many (a scanner picks
 # the rarest in the export); past it, only the union of each operand's longest terms.
 MOST_UNIONS = 16
@@ -173,11 +179,15 @@ def _text_term(literal: nodes.Literal) -> str:
 
 
 def _single(term: str) -> Groups:
-    """One group of one term, if the term can be looked for in a raw line."""
-    if not term or any(char in '"\\\x7f' or char < " " for char in term):
+    """One group of one term: its longest piece a raw line holds as written (JSON escapes
+    `"`, `\\` and control characters, so a term holding them is looked for by the text
+    between them), if that piece is long enough to tell lines apart."""
+    pieces = _ESCAPED.split(term)
+    piece = max(pieces, key=len)
+    if not piece or (len(pieces) > 1 and len(piece) < MIN_PIECE):
         return []
     try:
-        return [frozenset({term.encode("utf-8")})]
+        return [frozenset({piece.encode("utf-8")})]
     except UnicodeEncodeError:
         return []
 
