@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -36,6 +37,19 @@ def test_triage_in_the_cloud_makes_few_requests_and_agrees_with_offline(
     assert [c["count"] for c in in_cloud["checks"]] == [c["count"] for c in from_file["checks"]]
 
 
+def _triage_in_pages(monkeypatch: pytest.MonkeyPatch, name: str, cap: int) -> dict[str, Any]:
+    """Triage's JSON report of a bundled incident with --execute, against a fake that sends
+    at most `cap` entries a page."""
+    with FakeLogging.from_file(INCIDENTS / f"{name}.json") as fake:
+        fake.page_cap = cap
+        point_at(monkeypatch, fake)
+        cloud = [arg for arg in target_args(name) if not arg.startswith("--logs_file=")]
+        code, out, err = run_cli(*cloud, "--action=triage", "--format=json", "--execute")
+    assert code == 0, err
+    report: dict[str, Any] = json.loads(out)
+    return report
+
+
 def test_latest_lines_read_in_short_pages_that_stop_after_a_hang_say_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -45,15 +59,8 @@ def test_latest_lines_read_in_short_pages_that_stop_after_a_hang_say_so(
     minutes, after the restart, and the report named the detector's host as the lead,
     saying nothing was missing."""
     name = "megascale-hang-detected"
-    offline = target_args(name)
+    report = _triage_in_pages(monkeypatch, name, 37)
     quiet_first = expected(name)["hang"]["quiet_first"]["pod"]
-    with FakeLogging.from_file(INCIDENTS / f"{name}.json") as fake:
-        fake.page_cap = 37
-        point_at(monkeypatch, fake)
-        cloud = [arg for arg in offline if not arg.startswith("--logs_file=")]
-        code, out, err = run_cli(*cloud, "--action=triage", "--format=json", "--execute")
-    assert code == 0, err
-    report = json.loads(out)
     assert report["lead_host"]["pod"] == quiet_first or report["quiet_hosts_missing"]
 
 
@@ -64,13 +71,6 @@ def test_a_finished_run_read_in_short_pages_still_completed(
     JobSet's AllJobsCompleted, and the read-on left that reason out with the routine ones:
     the teardown's Killing events were named the root cause of a run that finished."""
     name = "finished-run"
-    offline = target_args(name)
-    with FakeLogging.from_file(INCIDENTS / f"{name}.json") as fake:
-        fake.page_cap = 50
-        point_at(monkeypatch, fake)
-        cloud = [arg for arg in offline if not arg.startswith("--logs_file=")]
-        code, out, err = run_cli(*cloud, "--action=triage", "--format=json", "--execute")
-    assert code == 0, err
-    report = json.loads(out)
+    report = _triage_in_pages(monkeypatch, name, 50)
     assert report["completed"]["timestamp"] == expected(name)["completed"]["timestamp"]
     assert report["root_cause"] is None

@@ -1032,27 +1032,36 @@ MISSING_CONFIG = (
 )
 
 
+def _slice_1_never_started(tmp_path: Path, reason: str, message: str) -> dict[str, Any]:
+    """The root cause triage names in healthy-run when slice 1's worker pods, once
+    scheduled, got a kubelet Warning event (`reason`, `message`) and never logged."""
+    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
+    slice_1 = [
+        e
+        for e in entries
+        if str(e["resource"]["labels"].get("pod_name", "")).startswith("qwen-pretrain-worker-1-")
+    ]
+    scheduled = [e for e in slice_1 if e.get("jsonPayload", {}).get("reason") == "Scheduled"]
+    failed = []
+    for number, event in enumerate(json.loads(json.dumps(scheduled))):
+        event["jsonPayload"].update(reason=reason, type="Warning", message=message)
+        event.update(insertId=f"never-{number}", severity="WARNING")
+        event["timestamp"] = "2026-11-26T10:02:20Z"
+        failed.append(event)
+    kept = [e for e in entries if e not in slice_1]
+    cause: dict[str, Any] = triage_of("healthy-run", tmp_path, [*kept, *scheduled, *failed])[
+        "root_cause"
+    ]
+    return cause
+
+
 @pytest.mark.parametrize(("reason", "message"), MISSING_CONFIG)
 def test_a_missing_secret_or_configmap_is_the_known_failure(
     tmp_path: Path, reason: str, message: str
 ) -> None:
     """Slice 1's worker containers were never created: the kubelet could not find the Secret
     or ConfigMap they use. Triage names the missing configuration on a slice 1 pod."""
-    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
-
-    def pod(entry: dict[str, Any]) -> str:
-        return str(entry["resource"]["labels"].get("pod_name", ""))
-
-    slice_1 = [e for e in entries if pod(e).startswith("qwen-pretrain-worker-1-")]
-    scheduled = [e for e in slice_1 if e.get("jsonPayload", {}).get("reason") == "Scheduled"]
-    failed = []
-    for number, event in enumerate(json.loads(json.dumps(scheduled))):
-        event["jsonPayload"].update(reason=reason, type="Warning", message=message)
-        event.update(insertId=f"config-{number}", severity="WARNING")
-        event["timestamp"] = "2026-11-26T10:02:20Z"
-        failed.append(event)
-    kept = [e for e in entries if e not in slice_1]
-    cause = triage_of("healthy-run", tmp_path, [*kept, *scheduled, *failed])["root_cause"]
+    cause = _slice_1_never_started(tmp_path, reason, message)
     assert cause["scenario_slug"] == "missing-config"
     assert message in cause["message"]
     assert cause["pod"].startswith("qwen-pretrain-worker-1-")
@@ -1074,21 +1083,7 @@ def test_a_container_the_runtime_could_not_start_is_the_known_failure(
     tmp_path: Path, message: str
 ) -> None:
     """Slice 1's worker containers never ran: containerd could not start their process."""
-    entries = json.loads((INCIDENTS / "healthy-run.json").read_text())
-    slice_1 = [
-        e
-        for e in entries
-        if str(e["resource"]["labels"].get("pod_name", "")).startswith("qwen-pretrain-worker-1-")
-    ]
-    scheduled = [e for e in slice_1 if e.get("jsonPayload", {}).get("reason") == "Scheduled"]
-    failed = []
-    for number, event in enumerate(json.loads(json.dumps(scheduled))):
-        event["jsonPayload"].update(reason="Failed", type="Warning", message=message)
-        event.update(insertId=f"start-{number}", severity="WARNING")
-        event["timestamp"] = "2026-11-26T10:02:20Z"
-        failed.append(event)
-    kept = [e for e in entries if e not in slice_1]
-    cause = triage_of("healthy-run", tmp_path, [*kept, *scheduled, *failed])["root_cause"]
+    cause = _slice_1_never_started(tmp_path, "Failed", message)
     assert cause["scenario_slug"] == "container-start-failed"
     assert message in cause["message"]
 
