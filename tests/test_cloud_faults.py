@@ -893,6 +893,22 @@ def test_a_proxy_that_wants_a_login_for_the_token(
     assert fake.token_requests == 0
 
 
+def test_an_endpoint_override_without_its_scheme_is_a_usage_error(
+    fake: FakeLogging, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`HOST:PORT/` for the override: the client took the host for a path and every request
+    failed, exit 4 with "wait a minute and rerun", for a setting to correct."""
+    bare = fake.url.removeprefix("http://").rstrip("/")
+    monkeypatch.setenv("CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING", bare + "/")
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        f"error: CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING={bare}/ has no scheme: write it as "
+        "gcloud does, with https:// (or http:// for a local server), e.g. "
+        "https://logging.googleapis.com/"
+    )
+
+
 def test_a_connection_failure_names_its_cause(
     fake: FakeLogging, monkeypatch: pytest.MonkeyPatch
 ) -> None:

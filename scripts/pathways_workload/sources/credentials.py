@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pathways_workload.errors import AccessError, CloudLoggingError, ToolError
+from pathways_workload.errors import AccessError, CloudLoggingError, ToolError, UsageError
 
 ENDPOINT_ENV = "CLOUDSDK_API_ENDPOINT_OVERRIDES_LOGGING"
 DISABLE_ENV = "CLOUDSDK_AUTH_DISABLE_CREDENTIALS"
@@ -39,8 +39,14 @@ def one_line(text: str) -> str:
 
 
 def endpoint() -> str | None:
-    """The API endpoint override without its trailing slash (gcloud's value has one), or None."""
+    """The API endpoint override without its trailing slash (gcloud's value has one), or None;
+    UsageError for one without its scheme (the client would take the host for a path)."""
     value = os.environ.get(ENDPOINT_ENV, "").strip().rstrip("/")
+    if value and not value.lower().startswith(("http://", "https://")):
+        raise UsageError(
+            f"{ENDPOINT_ENV}={value}/ has no scheme: write it as gcloud does, with https:// "
+            "(or http:// for a local server), e.g. https://logging.googleapis.com/"
+        )
     return value or None
 
 
