@@ -102,7 +102,11 @@ class FileSource:
     _span_told: bool = dataclasses.field(default=False, repr=False)
     _ahead: dict[_Asked, Result] = dataclasses.field(default_factory=dict, repr=False)
     _whole: set[tuple[int, int, int]] = dataclasses.field(default_factory=set, repr=False)
-    _scope: ProjectScope | None = dataclasses.field(default=None, repr=False)
+    _scope: ProjectScope | None = dataclasses.field(init=False, default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.project is not None:
+            self._scope = ProjectScope(self.project)
 
     def files(self) -> list[ExportFile]:
         """The exports (streams are copied aside on first use, to be read again later)."""
@@ -169,8 +173,6 @@ class FileSource:
 
     def _scoped(self, compiled: CompiledFilter) -> CompiledFilter:
         """The fetch's filter as --project reads it: another project's entries do not match."""
-        if self.project is not None and self._scope is None:
-            self._scope = ProjectScope(self.project)
         return compiled if self._scope is None else self._scope.narrowed(compiled)
 
     def span(self) -> Window | None:
