@@ -1071,13 +1071,14 @@ def test_a_response_that_trickles_in_is_abandoned_at_the_deadline(
     assert re.match(f"error: the query {SWEEP} failed after [0-9]+ attempts", err.splitlines()[-1])
 
 
-def test_a_later_stage_failing_keeps_the_first_stages_answer(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Cloud Logging answered 503 to every request after triage's first wave: the run exited
-    4 and printed nothing, though the first wave had found the root cause. The report of
-    what was found is printed, and the error names the query that failed and says the report
-    is incomplete (still exit 4)."""
+# Triage's first wave of two-failures: one request per check.
+FIRST_WAVE = 8
+
+
+def _first_wave_then(monkeypatch: pytest.MonkeyPatch, status: int) -> tuple[str, int, str, str]:
+    """Triage of two-failures as JSON, once as the fake answers it, then with every request
+    after the first wave answered `status`: the first run's report, and the second run's
+    exit code, stdout and stderr."""
     incident = INCIDENTS / "two-failures.json"
     args = (*target_args("two-failures")[1:], "--action=triage", "--format=json")
     with FakeLogging(json.loads(incident.read_text())) as server:
@@ -1085,9 +1086,19 @@ def test_a_later_stage_failing_keeps_the_first_stages_answer(
         fast_source(monkeypatch, deadline=1.0)
         code, clean, err = run_cli(*args, "--execute")
         assert code == 0, err
-        first_wave = json.loads(clean)["checks"][:8]
-        server.fail(503, times=None, after=len(first_wave))
-        code, out, err = run_cli(*args, "--execute")
+        server.fail(status, times=None, after=FIRST_WAVE)
+        return (clean, *run_cli(*args, "--execute"))
+
+
+def test_a_later_stage_failing_keeps_the_first_stages_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cloud Logging answered 503 to every request after triage's first wave: the run exited
+    4 and printed nothing, though the first wave had found the root cause. The report of
+    what was found is printed, and the error names the query that failed and says the report
+    is incomplete (still exit 4)."""
+    clean, code, out, err = _first_wave_then(monkeypatch, 503)
+    first_wave = json.loads(clean)["checks"][:FIRST_WAVE]
     assert code == 4
     (last,) = [line for line in err.splitlines() if line.startswith("error:")]
     assert "failed after" in last and "(503 UNAVAILABLE" in last
@@ -1105,15 +1116,7 @@ def test_a_later_stage_refused_keeps_the_first_stages_answer(
     """Cloud Logging answered 403 to every request after triage's first wave: the run exited
     3 and printed nothing, where a 503 there keeps the report of what the first wave found.
     A refusal keeps it too, says it is incomplete, and still exits 3."""
-    incident = INCIDENTS / "two-failures.json"
-    args = (*target_args("two-failures")[1:], "--action=triage", "--format=json")
-    with FakeLogging(json.loads(incident.read_text())) as server:
-        point_at(monkeypatch, server)
-        fast_source(monkeypatch, deadline=1.0)
-        code, clean, err = run_cli(*args, "--execute")
-        assert code == 0, err
-        server.fail(403, times=None, after=8)
-        code, out, err = run_cli(*args, "--execute")
+    clean, code, out, err = _first_wave_then(monkeypatch, 403)
     assert code == 3
     said = err.splitlines()[-1].removeprefix("error: ")
     assert said.startswith("no permission to read the logs of project pw-demo")
@@ -1135,7 +1138,7 @@ def _later_stage_failing(
     with FakeLogging(json.loads(incident.read_text())) as server:
         point_at(monkeypatch, server)
         fast_source(monkeypatch, deadline=1.0)
-        server.fail(503, times=None, after=8)
+        server.fail(503, times=None, after=FIRST_WAVE)
         return run_cli(*args, f"--output={output}", "--execute")
 
 
