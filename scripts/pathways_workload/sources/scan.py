@@ -56,6 +56,8 @@ _NUMERIC_SEVERITY = rb'"severity"[ \t]*:[ \t]*"?-?[0-9]'
 _UNDECIDABLE = rb"[\x09\x0d\x20-\x7f][\x80-\xff]|\\[u/]" + ORDINARY + b"|" + _NUMERIC_SEVERITY
 _MAX_MEMORY = 256 << 20
 _CONTROL = re.compile(CONTROL)
+# The same bytes for `bytes.translate`, which tells whether any is there far faster than `re`.
+_CONTROL_BYTES = bytes(byte for byte in range(256) if _CONTROL.fullmatch(bytes([byte])))
 _NUMBERED = re.compile(_NUMERIC_SEVERITY)
 
 
@@ -196,8 +198,9 @@ class BlockScanner:
         "timestamp" key (`scan.ambiguous`), text the prefilter cannot decide (the filters
         that get such records)."""
         rest = block.data[found:end]
-        control = _CONTROL.search(rest)
-        if control is not None:
+        if len(rest.translate(None, _CONTROL_BYTES)) != len(rest):
+            control = _CONTROL.search(rest)
+            assert control is not None
             raise _control(block, found + control.start())
         record = block.data[block.framing.start(block.data, found) : end]
         if block.framing.two_keys(record) or escaped_key(record):
