@@ -3,12 +3,16 @@
 
 import sys
 
-from pathways_workload.dependencies import missing_message
-
 if __name__ == "__main__":
-    if message := missing_message():
-        sys.stderr.write(message + "\n")
-        raise SystemExit(2)
-    from pathways_workload.cli import main
+    try:
+        from pathways_workload.dependencies import missing_message
+
+        if message := missing_message():
+            sys.stderr.write(message + "\n")
+            raise SystemExit(2)
+        from pathways_workload.cli import main
+    except KeyboardInterrupt:  # Ctrl-C while Python loads the tool: as `main` says it
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(130) from None
 
     raise SystemExit(main())

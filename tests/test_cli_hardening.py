@@ -276,6 +276,33 @@ def test_missing_packages_are_one_line_with_the_install_command() -> None:
     assert "python3 -m venv .venv && .venv/bin/pip install" in line
 
 
+_INTERRUPTED_WHILE_LOADING = """
+import builtins, os, runpy, signal, sys
+
+real_import = builtins.__import__
+
+
+def interrupting_import(name, *args, **kwargs):
+    if name == "pathways_workload.cli":
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while Python loads the tool
+    return real_import(name, *args, **kwargs)
+
+
+builtins.__import__ = interrupting_import
+sys.path.insert(0, "scripts")
+sys.argv = ["scripts/debug_workload.py", "--help"]
+runpy.run_path("scripts/debug_workload.py", run_name="__main__")
+"""
+
+
+def test_ctrl_c_while_the_tool_loads_is_one_line_and_exit_130() -> None:
+    """A Ctrl-C in the first fraction of a second, before `main` runs, printed a traceback."""
+    done = subprocess.run(
+        [sys.executable, "-c", _INTERRUPTED_WHILE_LOADING], cwd=ROOT, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "interrupted\n")
+
+
 def test_the_install_command_works_from_another_working_directory(tmp_path: Path) -> None:
     """Run as `python3 /path/to/scripts/debug_workload.py` from elsewhere, the message said to
     run `.venv/bin/python3 scripts/debug_workload.py`, a path that is not there."""
