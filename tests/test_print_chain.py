@@ -4,6 +4,7 @@ run by bash with the real gcloud against the fake Logging API, finds what --exec
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -160,3 +161,35 @@ def test_a_chained_filter_fits_with_the_longest_node_name_or_is_refused(
         text = text.replace('"NODES_FROM_DISCOVERY"', f'"{longest}"')
         text = text.replace("(NODES_FROM_DISCOVERY)", "(" + longest.replace("-", "\\\\-") + ")")
         assert len(text) <= 20_000, record["purpose"]
+
+
+@pytest.mark.parametrize("action", NODE_ACTIONS)
+def test_a_chained_command_passes_a_term_written_as_its_bytes_as_meant(
+    action: str, tmp_path: Path
+) -> None:
+    """A term with a character printed as its bytes puts the filter in `$'...'`; the loop
+    reopened it in plain quotes after the node names, so bash passed `\\xe2\\x80\\xae` as
+    text and the term's quote ended the filter (a syntax error, or shell text unquoted)."""
+    code, out, err = run_cli(
+        *TARGET, f"--action={action}", "--extra_term=it's \u202eback", "--format=json"
+    )
+    assert code == 0, err
+    record = next(
+        r
+        for r in json_lines(out)
+        if "NODES_FROM_DISCOVERY" in r["filter"] and "back" in r["filter"]
+    )
+    stand_in = tmp_path / "gcloud"
+    stand_in.write_text(
+        '#!/bin/bash\ncase "$7" in\n  "--format=value("*) echo gke-a-0a1b2c3d-x9k2 ;;\n'
+        '  *) printf "%s" "$3" > "$(dirname "$0")/filter" ;;\nesac\n'
+    )
+    stand_in.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"}
+    subprocess.run(["bash", "-euo", "pipefail", "-c", record["shell"]], env=env, check=True)
+    wanted = (
+        record["filter"]
+        .replace('"NODES_FROM_DISCOVERY"', '("gke-a-0a1b2c3d-x9k2")')
+        .replace("(NODES_FROM_DISCOVERY)", "(gke\\-a\\-0a1b2c3d\\-x9k2)")
+    )
+    assert (tmp_path / "filter").read_text(encoding="utf-8") == wanted

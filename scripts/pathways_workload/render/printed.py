@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, TextIO
 
-from pathways_workload.commands import console_url, gcloud_command
+from pathways_workload.commands import console_url, gcloud_command, shell_word
 from pathways_workload.exact_json import json_line
 from pathways_workload.filters import FILTER_BUDGET
 from pathways_workload.plan import Chain, PrintNote
@@ -44,9 +44,14 @@ def one_name_length(filter_text: str, sentinel: str) -> int:
 
 
 def _chained(command: str, chain: Chain, filter_text: str) -> str:
-    """The command as a loop over chunks of the chain's variable."""
+    """The command as a loop over chunks of the chain's variable.
+
+    The variable is spliced in between the filter's quotes, which reopen as they were
+    opened: as ANSI-C quotes (`$'...'`) when the filter has a character written as its bytes.
+    """
     quoted, regex = f'"{chain.sentinel}"', f"({chain.sentinel})"
-    body = command.replace(quoted, "'\"$QUOTED\"'").replace(regex, "('\"$REGEX\"')")
+    reopen = "$'" if shell_word(filter_text).startswith("$'") else "'"
+    body = command.replace(quoted, f'\'"$QUOTED"{reopen}').replace(regex, f'(\'"$REGEX"{reopen})')
     if chain.sentinel in body:
         raise ValueError(f"print mode cannot chain a filter that uses {chain.sentinel} so")
     fixed, per_name = _costs(filter_text, chain.sentinel)
