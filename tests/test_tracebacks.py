@@ -15,6 +15,7 @@ from tests.helpers import container_entry, run_cli
 from tests.test_incidents import NAMES, target_args
 
 CLIENT = "llama-train-pathways-head-0-0-abcde"
+TIME = "2026-10-22T11:30:00.100000000Z"
 FRAMES = [
     '  File "/app/train.py", line 12, in <module>',
     "    main()",
@@ -192,3 +193,23 @@ def test_a_traceback_the_window_ends_before_its_exception_says_so(tmp_path: Path
     assert code == 0, err
     assert out.splitlines()[-1].endswith("jax-tpu: ValueError: bad mesh")
     assert "no exception line" not in err
+
+
+@pytest.mark.parametrize("action", ["errors", "triage"])
+def test_a_traceback_in_a_container_no_filter_can_name_is_shown_without_its_follow_up(
+    tmp_path: Path, action: str
+) -> None:
+    """A container name with a control character (no Kubernetes object has one; a hand-written
+    entry can) cannot go into the follow-up's filter: that made the run exit 2 and show
+    nothing of what the sweep found. The header is shown; it is not followed up."""
+    entries = [
+        container_entry(text, pod=CLIENT, container="jax-tpu\x01", timestamp=TIME)
+        for text in ("Traceback (most recent call last):", "ValueError: bad mesh")
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries))
+    code, out, err = run_cli(
+        f"--logs_file={path}", "--jobset_name=llama-train", f"--action={action}"
+    )
+    assert code == 0, err
+    assert "Traceback (most recent call last):" in out

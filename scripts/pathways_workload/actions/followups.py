@@ -41,6 +41,14 @@ def _after(header: Entry) -> str:
     )
 
 
+def _searchable(header: Entry) -> bool:
+    """Whether a filter can name the header's pod and container (a name with a control
+    character, which no Kubernetes object has, cannot be searched for: it is not followed up)."""
+    return not any(
+        filters.unsearchable(name or "") for name in (pod_of(header), container_of(header))
+    )
+
+
 def _all_ended(headers: Sequence[Entry]) -> Callable[[Sequence[Entry]], bool]:
     def ended(entries: Sequence[Entry]) -> bool:
         return all(tracebacks.assemble(h, entries).exception is not None for h in headers)
@@ -50,7 +58,7 @@ def _all_ended(headers: Sequence[Entry]) -> Callable[[Sequence[Entry]], bool]:
 
 def traceback_fetches(request: Request, found: Sequence[Entry]) -> list[Fetch]:
     """The follow-up queries for the earliest traceback headers among `found`."""
-    headers = tracebacks.first_headers(found, MOST_HEADERS)
+    headers = [h for h in tracebacks.first_headers(found, MOST_HEADERS) if _searchable(h)]
     if not headers:
         return []
     scope = selectors.cluster_scope("k8s_container", request.target, namespaced=True)
