@@ -1236,3 +1236,33 @@ def test_a_later_stage_failing_still_writes_the_output_file(
     assert f"report written to {path}" in err.splitlines()
     assert err.splitlines()[-1].endswith("and is incomplete")
     assert len(json.loads(path.read_text())["checks"]) == 8
+
+
+@pytest.mark.parametrize("output_format", ["text", "html"])
+def test_triage_whose_latest_lines_did_not_finish_does_not_call_the_window_empty(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, output_format: str
+) -> None:
+    """Cloud Logging sent only partial-scan pages to the latest-lines query until the request
+    budget ran out, while the other checks read the workload's start-up lines and events: the
+    report said "the window holds none of the workload's lines" and sent the user to check
+    the window and the workload flags. It says the check did not finish instead."""
+    real_answer = FakeLogging.answer
+
+    def scanning_latest(self: FakeLogging, body: dict[str, Any]) -> dict[str, Any]:
+        if body.get("orderBy") == "timestamp desc":
+            return {"nextPageToken": f"still-scanning-{self.list_requests}"}
+        return real_answer(self, body)
+
+    monkeypatch.setattr(FakeLogging, "answer", scanning_latest)
+    page = tmp_path / f"triage.{output_format}"
+    args = (*target_args("healthy-run")[1:], "--action=triage", f"--format={output_format}")
+    with FakeLogging(json.loads((INCIDENTS / "healthy-run.json").read_text())) as server:
+        point_at(monkeypatch, server)
+        fast_source(monkeypatch, max_empty_pages=1000)
+        code, out, err = run_cli(*args, f"--output={page}", "--execute")
+    assert (code, out) == (0, ""), err
+    written = page.read_text(encoding="utf-8")
+    shown = " ".join(structure(written).text) if output_format == "html" else written
+    said = " ".join(shown.split())
+    assert "the window holds none of the workload's lines" not in said
+    assert "No verdict: the latest lines of the workload were not all read" in said

@@ -56,6 +56,23 @@ NO_VERDICT = (
     "lists the pods that logged in a namespace, --action=preflight whether the workload "
     "logged; offline, leave out the window flags to read the export's whole span)."
 )
+# Its answer when the workload's lines were read in part but its latest lines were not: the
+# check that did not finish (a request budget, Cloud Logging) is why, not the window.
+UNREAD_VERDICT = (
+    "No verdict: the latest lines of the workload were not all read (their check did not "
+    "finish: the run's request budget ran out, or Cloud Logging failed), though it logged in "
+    "the window, so neither an error nor a hang is ruled out: see the gaps below, narrow the "
+    "window and rerun."
+)
+
+
+def no_verdict(report: dict[str, Any]) -> str:
+    """A triage report's answer when it has no cause, no completion and no last lines: the
+    window holds none of the workload's lines, unless some of them were read."""
+    components = (report.get("coverage") or {}).get("components") or []
+    read = sum(row.get("lines_read") or 0 for row in components)
+    return UNREAD_VERDICT if read else NO_VERDICT
+
 
 # A triage report's line when the workload completed (its event's time and message, which
 # names the object that completed: a client Job's completion does not end a JobSet beside it).

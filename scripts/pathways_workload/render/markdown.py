@@ -17,7 +17,7 @@ from tabulate import tabulate
 
 from pathways_workload.render.entries import entry_line
 from pathways_workload.render.picture import first_errors_by_slice
-from pathways_workload.reports import COMPLETED_TEXT, NO_VERDICT, cause_heading
+from pathways_workload.reports import COMPLETED_TEXT, cause_heading, no_verdict
 from pathways_workload.sources.base import instant_ns
 from pathways_workload.tracebacks import headline
 from pathways_workload.visible_text import visible
@@ -137,7 +137,7 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
         return completed + unread
     last = report["last_lines"]
     if not last:
-        return [NO_VERDICT, *unread]
+        return [no_verdict(report), *unread]
     text = [f"No error and no hang found. Last line of {len(last)} containers (latest first):"]
     latest = sorted(last, key=lambda row: instant_ns(str(row["timestamp"])) or 0, reverse=True)
     text += [

@@ -24,7 +24,7 @@ from pathways_workload.render.html.tables import (
 )
 from pathways_workload.render.html.triage_lanes import first_error, triage_timeline
 from pathways_workload.render.markdown import lead_line
-from pathways_workload.reports import COMPLETED_TEXT, NO_VERDICT, cause_heading
+from pathways_workload.reports import COMPLETED_TEXT, cause_heading, no_verdict
 from pathways_workload.tracebacks import headline
 from pathways_workload.triage.timeline import cut_message
 
@@ -119,7 +119,7 @@ def _no_cause(report: dict[str, Any]) -> str:
         )
         found = f"<p>No error and no hang found. Last line of each container:</p><ul>{lines}</ul>"
     else:
-        found = f"<p>{text(NO_VERDICT)}</p>"
+        found = f"<p>{text(no_verdict(report))}</p>"
     return (
         f'<section class="cause" id="root-cause"><h2>{cause_heading(report)}</h2>'
         f"{found}{_next_steps(report)}</section>"
