@@ -9,7 +9,9 @@ API's JSON shape. The matches of each (filter, order, resourceNames) are
 computed once and kept until `entries` is replaced, so paging a large export
 costs a slice per page, not a filter pass over every entry.
 
-Tests can inject failures (429 with the real quota message, 500, 503, 401, 403)
+Tests can inject failures (429 with the real quota message, 500, 503, 401, 403, and the 403s whose
+ErrorInfo says no role fixes them: an API not enabled, a missing scope, a quota project,
+a VPC Service Controls perimeter)
 and misbehaviours (connection resets, before a response or halfway through its body, a
 redirect loop, a body that claims gzip
 but is not, a page whose entries are not objects or are nested too deeply, a 200
@@ -114,6 +116,14 @@ USER_PROJECT_MESSAGE = (
     "serviceusage.services.use permission, by visiting https://console.developers.google.com"
     "/iam-admin/iam/project?project=billing-proj and then retry. Propagation of the new "
     "permission may take a few minutes."
+)
+# A 403 from a VPC Service Controls perimeter: a PreconditionFailure and an ErrorInfo whose
+# reason is SECURITY_POLICY_VIOLATED (cloudquery/cloudquery issue 1062 shows the whole body).
+VPC_SC_DENIED = "vpc-sc-denied"
+VPC_SC_ID = "eYhDkfYCu-dOCjuj8X4Am9-spkxs0-kX5YnhAJmc3PZ7pmNNfSsqtQ"
+VPC_SC_MESSAGE = (
+    f"Request is prohibited by organization's policy. vpcServiceControlsUniqueIdentifier: "
+    f"{VPC_SC_ID}"
 )
 # As Google APIs word it (google-gemini/gemini-cli issue 1343 shows the whole body).
 DISABLED_MESSAGE = (
@@ -467,6 +477,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 "ACCESS_TOKEN_SCOPE_INSUFFICIENT", SCOPE_MESSAGE
             ),
             USER_PROJECT_DENIED: lambda: self._denied("USER_PROJECT_DENIED", USER_PROJECT_MESSAGE),
+            VPC_SC_DENIED: lambda: self._denied(
+                "SECURITY_POLICY_VIOLATED",
+                VPC_SC_MESSAGE,
+                {
+                    "@type": "type.googleapis.com/google.rpc.PreconditionFailure",
+                    "violations": [{"type": "VPC_SERVICE_CONTROLS", "description": VPC_SC_ID}],
+                },
+            ),
         }
 
     def _token(self) -> None:
@@ -494,8 +512,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         headers = {"Retry-After": advice} if advice is not None else {}
         self._send_bytes(error.status, "application/json; charset=UTF-8", data, headers)
 
-    def _denied(self, reason: str, message: str) -> None:
-        """A 403 with an ErrorInfo that says why."""
+    def _denied(self, reason: str, message: str, *before: dict[str, Any]) -> None:
+        """A 403 with an ErrorInfo that says why (after the details `before`)."""
         info = {
             "@type": "type.googleapis.com/google.rpc.ErrorInfo",
             "reason": reason,
@@ -503,7 +521,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             "metadata": {"service": "logging.googleapis.com", "consumer": "projects/123456789012"},
         }
         error = {"code": 403, "message": message, "status": "PERMISSION_DENIED"}
-        self._send(403, {"error": {**error, "details": [info]}})
+        self._send(403, {"error": {**error, "details": [*before, info]}})
 
     def _send(self, status: int, payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode()

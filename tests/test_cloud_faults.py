@@ -42,6 +42,8 @@ from tests.fake_logging import (
     TOO_DEEP,
     USER_PROJECT_DENIED,
     USER_PROJECT_MESSAGE,
+    VPC_SC_DENIED,
+    VPC_SC_MESSAGE,
     ApiError,
     FakeLogging,
     point_at,
@@ -242,6 +244,22 @@ def test_a_quota_project_the_account_may_not_use(fake: FakeLogging) -> None:
         f"({USER_PROJECT_MESSAGE}): grant it roles/serviceusage.serviceUsageConsumer there, "
         "or name another with `gcloud auth application-default set-quota-project PROJECT`"
     )
+
+
+def test_a_vpc_service_controls_perimeter_says_no_role_fixes_it(fake: FakeLogging) -> None:
+    """A perimeter refused a request from outside it (ErrorInfo reason
+    SECURITY_POLICY_VIOLATED): the advice was to check --project and grant
+    roles/logging.viewer, which does not help."""
+    fake.fail(VPC_SC_DENIED, times=None)
+    code, out, err = run_cli(*ERRORS, "--execute")
+    assert (code, out) == (3, "")
+    assert err.splitlines()[-1] == (
+        f"error: a VPC Service Controls perimeter refused the request ({VPC_SC_MESSAGE}), and "
+        "no role fixes that: run from a network or VM inside the perimeter, or ask its "
+        "administrator for an access level or ingress rule that lets you call "
+        "logging.googleapis.com (give them the identifier)"
+    )
+    assert fake.list_requests == 1
 
 
 def test_401_with_credentials_disabled_says_to_enable_them(fake: FakeLogging) -> None:

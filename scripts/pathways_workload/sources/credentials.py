@@ -180,6 +180,13 @@ def refused(project: str, reasons: set[str], server_message: str) -> AccessError
         return service_disabled(project, server_message)
     if "ACCESS_TOKEN_SCOPE_INSUFFICIENT" in reasons:
         return scope_missing(server_message)
+    if "SECURITY_POLICY_VIOLATED" in reasons:
+        return AccessError(
+            f"a VPC Service Controls perimeter refused the request ({server_message}), and no "
+            "role fixes that: run from a network or VM inside the perimeter, or ask its "
+            "administrator for an access level or ingress rule that lets you call "
+            "logging.googleapis.com (give them the identifier)"
+        )
     if "USER_PROJECT_DENIED" in reasons:
         return AccessError(
             "the account may not use the quota project its credentials name "
