@@ -750,16 +750,20 @@ def test_a_failing_metadata_server_is_an_outage_not_bad_credentials(
 def test_a_token_endpoint_refusing_the_key_is_a_credentials_error(
     fake: FakeLogging, key_file: Path
 ) -> None:
+    """The advice was to run `gcloud auth application-default login` (whose credentials
+    google-auth ignores while GOOGLE_APPLICATION_CREDENTIALS is set) or to set the variable
+    to a key file, which it already named: it names the key file and says to replace it."""
     refusal = {"error": "invalid_grant", "error_description": "Invalid JWT Signature."}
     fake.token_reply = (400, "application/json", json.dumps(refusal))
     code, out, err = run_cli(*ERRORS, "--execute")
     assert code == 3
     assert out == ""
     assert err.splitlines()[-1] == (
-        "error: the credentials could not be refreshed (invalid_grant: Invalid JWT "
-        "Signature.): run `gcloud auth application-default login`, or set "
-        "GOOGLE_APPLICATION_CREDENTIALS to a service-account key file; the account needs "
-        f"roles/logging.viewer on project {PROJECT}"
+        f"error: the credentials in GOOGLE_APPLICATION_CREDENTIALS={key_file} could not be "
+        "refreshed (invalid_grant: Invalid JWT Signature.): they may be deleted, disabled "
+        "or revoked: point it at a valid service-account key file, or unset it and run "
+        f"`gcloud auth application-default login`; the account needs roles/logging.viewer "
+        f"on project {PROJECT}"
     )
     assert fake.token_requests == 1
 

@@ -244,6 +244,14 @@ def refresh_failed(project: str, detail: str) -> AccessError:
             f"Cloud Logging asked for credentials but {DISABLE_ENV} is set; unset it and "
             f"{LOGIN_FIX}"
         )
+    key_file = os.environ.get(KEY_FILE_ENV)
+    if key_file:  # google-auth reads it before gcloud's credentials: logging in changes nothing
+        return AccessError(
+            f"the credentials in {KEY_FILE_ENV}={key_file} could not be refreshed "
+            f"({one_line(detail)}): they may be deleted, disabled or revoked: point it at a "
+            "valid service-account key file, or unset it and run `gcloud auth "
+            f"application-default login`; the account needs {VIEWER_ROLE} on project {project}"
+        )
     return AccessError(
         f"the credentials could not be refreshed ({one_line(detail)}): {LOGIN_FIX}; "
         f"the account needs {VIEWER_ROLE} on project {project}"
