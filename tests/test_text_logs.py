@@ -572,6 +572,21 @@ def test_header_and_prefix_variants_are_read(tmp_path: Path) -> None:
     ]
 
 
+def test_a_zap_line_recorded_with_timestamps_keeps_its_level(tmp_path: Path) -> None:
+    """With --timestamps the kubelet's time comes before the zap console line's own time: its
+    level after that time and a tab is still the line's severity (a CRI line keeps its
+    stream's, as GKE's agent gives it)."""
+    log = write(
+        tmp_path / "zap.log",
+        "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:30.000000001Z "
+        "2026-08-09T08:38:30.000Z\tERROR\tcontroller-runtime\tReconciler error\n"
+        "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:31.000000001Z "
+        "2026-08-09T08:38:31.000Z\tINFO\tjobset-controller\treconciling jobset\n",
+    )
+    got = [(e["severity"], e["textPayload"][:24]) for e in _container_lines(Path(log))]
+    assert got == [("ERROR", "2026-08-09T08:38:30.000Z"), ("INFO", "2026-08-09T08:38:31.000Z")]
+
+
 def test_a_dump_beside_its_gzipped_copy_counts_once(tmp_path: Path) -> None:
     text = "[pod/rl-actor-0-abcde/main] 2026-08-09T08:38:16Z Check failed: x\n"
     log = write(tmp_path / "dump.log", text)

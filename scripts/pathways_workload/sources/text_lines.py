@@ -126,6 +126,17 @@ def _stamp(text: str) -> tuple[int | None, str]:
         return None, text
 
 
+def _zap_level(text: str, stream: str | None) -> str | None:
+    """A zap console line's level, as a severity: right after the line's time and a tab, or,
+    in a transcript (not a CRI line, whose stream gives it), after zap's own time and a tab
+    where `--timestamps` put the kubelet's time before it."""
+    zap = _ZAP_LEVEL_RE.match(text)
+    own = _STAMP_RE.match(text) if zap is None and stream is None else None
+    if own is not None and own[0].endswith("\t"):
+        zap = _ZAP_LEVEL_RE.match(text, own.end())
+    return ZAP_SEVERITIES[zap[1]] if zap is not None else None
+
+
 def parse_line(text: str) -> TextLine:
     """Take a line (without its line break) apart; what it does not carry stays None."""
     pod = container = None
@@ -142,6 +153,5 @@ def parse_line(text: str) -> TextLine:
     header = _GLOG_RE.match(text)
     if header is not None and (glog := _glog(header)) is not None:
         text = text[header.end() :]
-    zap = _ZAP_LEVEL_RE.match(text) if stamp_ns is not None and glog is None else None
-    level = ZAP_SEVERITIES[zap[1]] if zap is not None else None
+    level = _zap_level(text, stream) if stamp_ns is not None and glog is None else None
     return TextLine(text, pod, container, stamp_ns, glog, stream, level)
