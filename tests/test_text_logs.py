@@ -98,6 +98,15 @@ def test_triage_of_a_kubectl_dump_names_the_export_root_cause(tmp_path: Path, na
     assert from_dump["message"] == from_export["message"]
 
 
+def test_the_jobset_controllers_transcript_is_read_in_its_namespace(tmp_path: Path) -> None:
+    """`kubectl logs -n jobset-system deploy/jobset-controller-manager --prefix --timestamps`
+    beside the workload's: the controller's pod is in jobset-system (kubernetes-sigs/jobset's
+    config/default), where triage reads it, so its error is the root cause, as in the export."""
+    name, jobset = "jobset-name-too-long", "llama3-70b-pretrain-v6e-2x4-bf16-fsdp-sweep-lr3e4-wu2k"
+    dump = write(tmp_path / "dump.log", transcripts.prefixed(export(name)))
+    same_cause(root_cause(f"--jobset_name={jobset}", f"--logs_file={dump}"), name)
+
+
 def test_the_analytics_engine_reads_a_dump_too(tmp_path: Path) -> None:
     """Offline SQL runs on DuckDB, whose timestamps keep microseconds."""
     name = "user-code-import-error"

@@ -28,7 +28,8 @@ per line:
   their order; made from the line's container, number and text, so the same transcript
   given twice (a copy, its gzipped copy `NAME.gz`, standard input) is one entry a line.
 - resource labels: project, location and cluster from their flags when given,
-  the namespace from `--namespace`; workload labels from the pod's name
+  the namespace from the file's path, else jobset-system for the JobSet controller's pods
+  (`jobset-controller-manager-HASH-SUFFIX`), else `--namespace`; workload labels from the pod's name
   (pod_names.py). No logName (stdout or stderr is unknown).
 """
 
@@ -64,6 +65,11 @@ _CRI_FILE_RE = re.compile(r"[0-9]+\.log(?:\.[0-9]{8}-[0-9]{6})?")
 _CONTAINER_LINK_RE = re.compile(
     r"([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9]*)-[0-9a-f]{64}\.log"
 )
+# The JobSet controller's pods (Deployment jobset-controller-manager: POD-TEMPLATE-HASH-SUFFIX)
+# and their namespace (kubernetes-sigs/jobset config/default/kustomization.yaml: namespace
+# jobset-system, namePrefix jobset-), where triage reads the controller's logs.
+_JOBSET_CONTROLLER_POD_RE = re.compile(r"jobset-controller-manager-[a-z0-9]{1,10}-[a-z0-9]{5}")
+JOBSET_CONTROLLER_NAMESPACE = "jobset-system"
 # A CRI line's stream gives its severity, as GKE's agent gives it (a transcript's is unknown).
 STREAM_SEVERITY = {"stderr": "ERROR", "stdout": "INFO", None: "DEFAULT"}
 Entry = dict[str, Any]
@@ -214,6 +220,15 @@ class TextLogs:
             self._labels[pod] = implied_labels(pod, self.options.workloads)
         return self._labels[pod]
 
+    def namespace_of(self, pod: str) -> str:
+        """A pod's namespace: its file's path's, else the JobSet controller's own for its
+        pods, else `--namespace`'s."""
+        if pod in self._namespaces:
+            return self._namespaces[pod]
+        if _JOBSET_CONTROLLER_POD_RE.fullmatch(pod):
+            return JOBSET_CONTROLLER_NAMESPACE
+        return self.options.namespace
+
     def entry(self, who: Who, time_ns: int, line: TextLine, insert_id: str) -> Entry:
         """The LogEntry-shaped dict of one line."""
         options = self.options
@@ -223,8 +238,9 @@ class TextLogs:
             ("cluster_name", options.cluster_name),
         )
         resource = {key: value for key, value in scope if value}
-        namespace = self._namespaces.get(who[0], options.namespace)
-        resource.update(namespace_name=namespace, pod_name=who[0], container_name=who[1])
+        resource.update(
+            namespace_name=self.namespace_of(who[0]), pod_name=who[0], container_name=who[1]
+        )
         entry: Entry = {
             "insertId": insert_id,
             "resource": {"type": "k8s_container", "labels": resource},
