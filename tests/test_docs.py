@@ -43,6 +43,7 @@ FOREIGN_FLAGS = {
     "--prefix",
     "--timestamps",
     "--all-containers",
+    "--ignore-errors",
 }
 PLACEHOLDERS = {
     "{project}": "pw-demo",

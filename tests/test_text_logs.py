@@ -107,6 +107,28 @@ def test_the_jobset_controllers_transcript_is_read_in_its_namespace(tmp_path: Pa
     same_cause(root_cause(f"--jobset_name={jobset}", f"--logs_file={dump}"), name)
 
 
+def test_kubectls_own_error_lines_among_prefixed_lines_are_left_out(tmp_path: Path) -> None:
+    """`kubectl logs -f --ignore-errors` writes a stream's error as `error: ...` among the
+    prefixed lines (kubectl's logs.go, parallelConsumeRequest), and `2>&1` adds its
+    `Error from server (REASON): ...` (cmd/util/helpers.go): they are kubectl's, not a
+    container's, so they are left out with a note instead of refusing the transcript."""
+    name = "lost-connection-to-peer"
+    lines = transcripts.prefixed(export(name)).splitlines(keepends=True)
+    own = [
+        'Error from server (BadRequest): previous terminated container "pathways-worker" in '
+        'pod "llama-train-worker-1-2-6s25r" not found\n',
+        'error: container "pathways-worker" in pod "llama-train-worker-1-2-6s25r" is waiting '
+        "to start: ContainerCreating\n",
+    ]
+    dump = write(tmp_path / "dump.log", "".join([own[0], *lines[:300], own[1], *lines[300:]]))
+    args = ["--jobset_name=llama-train", f"--logs_file={dump}", "--action=triage"]
+    code, out, err = run_cli(*args, "--format=json")
+    assert code == 0, err
+    same_cause(json.loads(out)["root_cause"], name)
+    assert err.count(f"note: 2 lines of {dump} are kubectl's own errors") == 1
+    assert "(the first, line 1: Error from server (BadRequest): previous terminated" in err
+
+
 def test_the_analytics_engine_reads_a_dump_too(tmp_path: Path) -> None:
     """Offline SQL runs on DuckDB, whose timestamps keep microseconds."""
     name = "user-code-import-error"
@@ -387,7 +409,7 @@ def test_garbage_text_exits_5_naming_file_and_line(tmp_path: Path) -> None:
 
 def test_a_line_without_the_prefix_of_the_others_is_refused(tmp_path: Path) -> None:
     text = STREAMS.splitlines(keepends=True)
-    log = write(tmp_path / "mixed.log", "".join(text[:2]) + "error: stream closed\n")
+    log = write(tmp_path / "mixed.log", "".join(text[:2]) + "Check failed: whose line is this\n")
     assert refused(f"--logs_file={log}").startswith(
         f"error: {log}:3: this line has no [pod/NAME/CONTAINER] prefix, unlike line 1"
     )

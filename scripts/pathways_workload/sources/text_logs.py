@@ -11,7 +11,8 @@ per line:
   layouts wherever they are, or `<pod>/<container>.log` (`.txt`, maybe gzipped)
   in a folder given to `--logs_file`; else
   `--pod_prefix` and a single `--container_names` value. Mixing prefixed and
-  unprefixed lines is refused: whose a line is would be a guess.
+  unprefixed lines is refused: whose a line is would be a guess; kubectl's own
+  error lines among them are left out, with a note.
 - time: the RFC 3339 time, else the glog header's (glog_time.py). A line
   without one keeps the time of the previous timed line of the same container
   in file order; lines before a container's first time take that first time;
@@ -70,6 +71,10 @@ _CONTAINER_LINK_RE = re.compile(
 # jobset-system, namePrefix jobset-), where triage reads the controller's logs.
 _JOBSET_CONTROLLER_POD_RE = re.compile(r"jobset-controller-manager-[a-z0-9]{1,10}-[a-z0-9]{5}")
 JOBSET_CONTROLLER_NAMESPACE = "jobset-system"
+# kubectl's own error lines: `error: ...` (logs.go's parallelConsumeRequest writes a stream's
+# error so among the logs under -f --ignore-errors; CheckErr prints others so) and
+# `Error from server (REASON): ...` (cmd/util/helpers.go), on stderr, which `2>&1` mixes in.
+_KUBECTL_ERROR_RE = re.compile(r"error: |Error from server(?: \([A-Za-z]+\))?: ")
 # A CRI line's stream gives its severity, as GKE's agent gives it (a transcript's is unknown).
 STREAM_SEVERITY = {"stderr": "ERROR", "stdout": "INFO", None: "DEFAULT"}
 Entry = dict[str, Any]
@@ -296,6 +301,7 @@ class _Transcript:
         self._file_last: int | None = None
         self._file_first: int | None = None
         self._untimed = 0
+        self._kubectl_lines: list[tuple[int, str]] = []  # kubectl's own, left out
 
     def read(self, lines: Iterable[bytes]) -> Iterator[TextRecord]:
         # The parts so far of a CRI line the runtime split (`P`), per stream: stdout and
@@ -331,6 +337,8 @@ class _Transcript:
         return text.rstrip("\r\n")
 
     def _line(self, number: int, line: TextLine) -> Iterator[TextRecord]:
+        if self._kubectl_error(number, line):
+            return
         who = self._who(number, line)
         container = self._containers.setdefault(who, _Container())
         time_ns = line.stamp_ns
@@ -350,7 +358,28 @@ class _Transcript:
             container.waiting.clear()
         yield from self._record(number, who, time_ns, line)
 
+    def _kubectl_error(self, number: int, line: TextLine) -> bool:
+        """Whether the line is kubectl's own error among prefixed lines (or before the first):
+        no prefix, time or glog header, and kubectl's wording. It is kept for a note."""
+        if self._prefixed is False or line.recognised:
+            return False
+        if _KUBECTL_ERROR_RE.match(line.message) is None:
+            return False
+        self._kubectl_lines.append((number, line.message))
+        return True
+
     def _finish(self) -> Iterator[TextRecord]:
+        if self._kubectl_lines:
+            first, text = self._kubectl_lines[0]
+            count = len(self._kubectl_lines)
+            said = (
+                f"1 line of {self._name} is kubectl's own error, not a container's, and was "
+                "left out (line"
+                if count == 1
+                else f"{count} lines of {self._name} are kubectl's own errors, not a "
+                "container's, and were left out (the first, line"
+            )
+            self._logs.tell_once(f"kubectl {self._name}", f"note: {said} {first}: {text[:200]})")
         if self._file_first is None:
             if self._containers:
                 raise refuse(
