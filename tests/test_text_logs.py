@@ -764,3 +764,28 @@ def test_node_logs_join_parts_per_stream_read_rotated_files_and_their_namespace(
         ("ml", "ERROR", "Check failed: buffer <= limit (first part......rest)"),
         ("ml", "INFO", "heartbeat 42"),
     ]
+
+
+def test_a_line_split_across_a_rotation_is_joined(tmp_path: Path) -> None:
+    """The kubelet may rotate a container's log between the parts of a line the runtime split:
+    the rotated file (`0.log.YYYYMMDD-hhmmss`, maybe gzipped) is read first, and its last
+    parts join the live file's first, as one line; parts no later file continues stay a line."""
+    folder = tmp_path / "pods" / f"default_llama-train-worker-1-0-abcde_{UID}" / "pathways-worker"
+    write(
+        folder / "0.log.20260809-083700.gz",
+        gzip.compress(
+            b"2026-08-09T08:37:59.000000000Z stdout F I0809 08:37:59.000000 1 s.cc:1] serving\n"
+            b"2026-08-09T08:38:05.000000000Z stderr P F0809 08:38:05.000000 1 chip.cc:88] Check \n"
+        ),
+    )
+    write(
+        folder / "0.log",
+        "2026-08-09T08:38:05.000000000Z stderr F failed: !chip_halted TPU chip 2 halted\n"
+        "2026-08-09T08:38:06.000000000Z stderr P cut short by the copy\n",
+    )
+    got = [(e["severity"], e["textPayload"]) for e in _container_lines(tmp_path / "pods")]
+    assert got == [
+        ("INFO", "serving"),
+        ("CRITICAL", "Check failed: !chip_halted TPU chip 2 halted"),
+        ("ERROR", "cut short by the copy"),
+    ]

@@ -1,9 +1,11 @@
 """The exports a run reads: files, folders of them, and streams.
 
-A folder is read recursively in name order; names below it that start with a
-dot are skipped (the folder given may itself sit under a hidden folder). A
-subfolder that cannot be read, a broken symbolic link or a special file inside
-a folder stops the run naming the path, rather than being skipped quietly.
+A folder is read recursively in name order, except that a container's live log
+(`0.log`) comes after the kubelet's rotations of it (`0.log.YYYYMMDD-hhmmss`), as it
+was written; names below it that start with a dot are skipped (the folder given
+may itself sit under a hidden folder). A subfolder that cannot be read, a broken
+symbolic link or a special file inside a folder stops the run naming the path,
+rather than being skipped quietly.
 `-` (standard input), a FIFO, `<(command)` or `/dev/stdin` is a stream: it is
 copied once into an unnamed temporary file, so that later stages (node
 discovery, follow-up queries) can read it again.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -26,6 +29,8 @@ from pathways_workload.errors import InputFileError, UsageError
 STDIN = "-"
 GZIP_MAGIC = b"\x1f\x8b"
 _COPY_BYTES = 1 << 20
+# A container's live log in a node's /var/log/pods (RESTARTS.log); its rotations add `.TIME`.
+_LIVE_CRI_LOG_RE = re.compile(r"([0-9]+\.log)(?:\.gz)?")
 
 
 class _Spool(io.RawIOBase):
@@ -177,7 +182,14 @@ def _folder(folder: Path) -> list[Path]:
             else:
                 raise InputFileError(f"{path}: not a regular file; move it out of the folder")
         pending.extend(reversed(subfolders))
-    return sorted(found)
+    return sorted(found, key=_reading_order)
+
+
+def _reading_order(path: Path) -> tuple[str, ...]:
+    """A file's place in a folder's reading order: by path, a container's live log after the
+    kubelet's rotations of it (a line split across a rotation is joined in that order)."""
+    live = _LIVE_CRI_LOG_RE.fullmatch(path.name)
+    return (*path.parts[:-1], f"{live[1]}.~" if live else path.name, path.name)
 
 
 def _one(name: str) -> list[ExportFile]:

@@ -61,7 +61,7 @@ _LOG_SUFFIXES = (".log", ".txt")
 # The kubelet's folder of a pod's logs, NAMESPACE_POD_UID (no name holds an underscore).
 _POD_DIR_RE = re.compile(r"([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9.]*)_[0-9a-f-]+")
 # A container's log in it: RESTARTS.log, or one the kubelet rotated, RESTARTS.log.TIME.
-_CRI_FILE_RE = re.compile(r"[0-9]+\.log(?:\.[0-9]{8}-[0-9]{6})?")
+_CRI_FILE_RE = re.compile(r"([0-9]+)\.log(?:\.([0-9]{8}-[0-9]{6}))?")
 # Its links in /var/log/containers: POD_NAMESPACE_CONTAINER-CONTAINERID.log.
 _CONTAINER_LINK_RE = re.compile(
     r"([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9]*)-[0-9a-f]{64}\.log"
@@ -79,6 +79,7 @@ _KUBECTL_ERROR_RE = re.compile(r"error: |Error from server(?: \([A-Za-z]+\))?: "
 STREAM_SEVERITY = {"stderr": "ERROR", "stdout": "INFO", None: "DEFAULT"}
 Entry = dict[str, Any]
 Who = tuple[str, str]
+Parts = dict[str, str]  # a split line's parts so far, by stream
 
 
 def _quiet(note: str) -> None:
@@ -145,6 +146,26 @@ def node_log_place(path: Path) -> tuple[str, str, str] | None:
     return (link[1], link[3], link[2]) if link is not None else None
 
 
+def _log_turn(path: Path) -> tuple[str, str] | None:
+    """(restarts, rotation time, `~` for the live log) of a container log in a node's
+    /var/log/pods, or None for any other file."""
+    match = _CRI_FILE_RE.fullmatch(path.name.removesuffix(".gz"))
+    if match is None or node_log_place(path) is None:
+        return None
+    return match[1], match[2] or "~"
+
+
+def _continued(path: Path, turn: tuple[str, str]) -> bool:
+    """Whether a later file of the same container log (a later rotation, or the live log)
+    sits beside this one, not empty."""
+    try:
+        beside = [other for other in path.parent.iterdir() if other.stat().st_size]
+    except OSError:
+        return False
+    later = (_log_turn(other) for other in beside)
+    return any(t is not None and t[0] == turn[0] and t[1] > turn[1] for t in later)
+
+
 def _log_stem(name: str) -> str | None:
     """`jax-tpu` of `jax-tpu.log` (or `.txt`, maybe `.gz`); None for any other name."""
     name = name.removesuffix(".gz")
@@ -163,6 +184,8 @@ class TextLogs:
         self._labels: dict[str, dict[str, str]] = {}
         self._namespaces: dict[str, str] = {}  # a pod's, when its file's path names it
         self._told: set[str] = set()
+        # The parts of a split line a rotated container log ended with, for its next file.
+        self._carried: dict[tuple[Path, str], Parts] = {}
 
     def tell_once(self, kind: str, note: str) -> None:
         """A note for stderr, the first of its kind in a run (however many files, and passes
@@ -218,7 +241,22 @@ class TextLogs:
 
     def records(self, name: str, path: Path | None, lines: Iterable[bytes]) -> Iterator[TextRecord]:
         """The entries of a text file's lines, in file order (lines waiting for a time later)."""
-        return _Transcript(self, name, self.place_of(path)).read(lines)
+        return _Transcript(self, name, path, self.place_of(path)).read(lines)
+
+    def carried(self, path: Path | None) -> Parts:
+        """The parts of a split line that the file before this one of its container log (the
+        kubelet's rotation of it, read first) ended with."""
+        turn = _log_turn(path) if path is not None else None
+        return self._carried.pop((path.parent, turn[0]), {}) if path and turn else {}
+
+    def carry(self, path: Path | None, parts: Parts) -> bool:
+        """Keep the parts of a split line a file ends with for the next file of its container
+        log, when one follows (True); else they are a line of their own."""
+        turn = _log_turn(path) if path is not None else None
+        if path is None or turn is None or not _continued(path, turn):
+            return False
+        self._carried[(path.parent, turn[0])] = parts
+        return True
 
     def labels_of(self, pod: str) -> dict[str, str]:
         if pod not in self._labels:
@@ -290,9 +328,10 @@ def _insert_id(who: Who, number: int, line: TextLine) -> str:
 class _Transcript:
     """One text file read line by line."""
 
-    def __init__(self, logs: TextLogs, name: str, place: Who | None) -> None:
+    def __init__(self, logs: TextLogs, name: str, path: Path | None, place: Who | None) -> None:
         self._logs = logs
         self._name = name
+        self._path = path
         self._place = place
         self._prefixed: bool | None = None
         self._first_line = 0
@@ -305,8 +344,9 @@ class _Transcript:
 
     def read(self, lines: Iterable[bytes]) -> Iterator[TextRecord]:
         # The parts so far of a CRI line the runtime split (`P`), per stream: stdout and
-        # stderr are written apart, so another stream's line may come between.
-        split: dict[str, str] = {}
+        # stderr are written apart, so another stream's line may come between. A rotation
+        # may fall between the parts: the file before passes them on.
+        split, number = self._logs.carried(self._path), 0
         for number, raw in enumerate(lines, 1):
             text = self._decode(raw, number)
             cri = CRI_LINE_RE.fullmatch(text)
@@ -319,6 +359,8 @@ class _Transcript:
                     text = split.pop(stream) + part
             if text.strip():
                 yield from self._line(number, parse_line(text))
+        if split and self._logs.carry(self._path, split):
+            split = {}
         for rest in split.values():  # the file ended inside a split line
             yield from self._line(number, parse_line(rest))
         yield from self._finish()
