@@ -129,6 +129,21 @@ def test_kubectls_own_error_lines_among_prefixed_lines_are_left_out(tmp_path: Pa
     assert "(the first, line 1: Error from server (BadRequest): previous terminated" in err
 
 
+def test_kubectls_own_errors_before_the_first_log_line_do_not_hide_the_logs(
+    tmp_path: Path,
+) -> None:
+    """`kubectl logs -f --ignore-errors` over many pods still being created starts with an
+    error line for each: sniffing looks past them for the first lines of logs."""
+    name = "lost-connection-to-peer"
+    waiting = [
+        f'error: container "pathways-worker" in pod "llama-train-worker-1-{i}-abcde" is waiting '
+        "to start: ContainerCreating\n"
+        for i in range(12)
+    ]
+    dump = write(tmp_path / "dump.log", "".join(waiting) + transcripts.prefixed(export(name)))
+    same_cause(root_cause("--jobset_name=llama-train", f"--logs_file={dump}"), name)
+
+
 def test_the_analytics_engine_reads_a_dump_too(tmp_path: Path) -> None:
     """Offline SQL runs on DuckDB, whose timestamps keep microseconds."""
     name = "user-code-import-error"

@@ -199,7 +199,8 @@ class TextLogs:
         return self.options.format == "kubectl"
 
     def is_text(self, name: str, head: bytes) -> bool:
-        """Whether a file starting with `head` is text logs (refusing what is neither)."""
+        """Whether a file starting with `head` is text logs (refusing what is neither); its
+        first lines are looked at, kubectl's own errors skipped."""
         if self.options.format != "auto":
             return self.forced
         body = head.lstrip()  # sniffing dropped a byte order mark
@@ -208,9 +209,9 @@ class TextLogs:
         if body.startswith(b"[") and not body.startswith(b"[pod/"):
             return False
         first = head.count(b"\n", 0, len(head) - len(body)) + 1
-        lines = [line for line in body.split(b"\n") if line.strip()][:_SNIFF_LINES]
-        texts = (line.decode("utf-8", "replace").rstrip("\r") for line in lines)
-        if any(parse_line(text).recognised for text in texts):
+        lines = (line.decode("utf-8", "replace").rstrip("\r") for line in body.split(b"\n"))
+        texts = [text for text in lines if text.strip() and not _KUBECTL_ERROR_RE.match(text)]
+        if any(parse_line(text).recognised for text in texts[:_SNIFF_LINES]):
             return True
         raise refuse(
             name,
