@@ -107,6 +107,30 @@ def test_the_jobset_controllers_transcript_is_read_in_its_namespace(tmp_path: Pa
     same_cause(root_cause(f"--jobset_name={jobset}", f"--logs_file={dump}"), name)
 
 
+def test_a_finished_runs_transcript_reads_the_clients_clean_exit_as_its_completion(
+    tmp_path: Path,
+) -> None:
+    """A transcript holds no events, so no AllJobsCompleted: xpk's `EXIT_CODE=0` after the
+    user's command is what says the run finished, and the SIGTERMs after it are its teardown
+    (the first of them was the root cause)."""
+    dump = write(tmp_path / "dump.log", transcripts.prefixed(export("finished-run")))
+    planted = expected("finished-run")["target"]
+    window = (f"--start_time={planted['start_time']}", f"--end_time={planted['end_time']}")
+    code, out, err = run_cli(
+        "--jobset_name=gemma-sft",
+        f"--logs_file={dump}",
+        *window,
+        "--action=triage",
+        "--format=json",
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["root_cause"] is None
+    assert report["completed"]["message"] == "EXIT_CODE=0"
+    assert report["completed"]["pod"] == "gemma-sft-pathways-head-0-0-nzwfn"
+    assert report["failing_hosts"] == []
+
+
 def test_kubectls_own_error_lines_among_prefixed_lines_are_left_out(tmp_path: Path) -> None:
     """`kubectl logs -f --ignore-errors` writes a stream's error as `error: ...` among the
     prefixed lines (kubectl's logs.go, parallelConsumeRequest), and `2>&1` adds its

@@ -27,6 +27,7 @@ from pathways_workload.triage import rules, timeline, versions
 from pathways_workload.triage.answers import MISSING_CRASHES, UNSEEN_HOSTS, TriageResults
 from pathways_workload.triage.completion import (
     before_completion,
+    clean_exit,
     completion,
     finished_by,
     outliving,
@@ -548,6 +549,8 @@ def analyze(found: TriageResults, request: Request) -> dict[str, Any]:
     events = _own_events(found, request)
     nodes = {*nodes_in(events), *nodes_from(found.crashes + found.startup + found.latest)}
     completed = completion(events, request, _pod_owners(found, request))
+    if completed is None and not events:  # text logs: no event says the workload completed
+        completed = clean_exit(found.container_lines(), found.clients())
     failures, survived = _failures(found, nodes, events, request, completed)
     chosen = rules.pick(failures, request.issue_ns)
     quiet = _quiet_host(found, chosen) if chosen else None

@@ -1,4 +1,5 @@
-"""A workload that finished: the event that its JobSet (every Job) or its Job succeeded. What
+"""A workload that finished: the event that its JobSet (every Job) or its Job succeeded, or,
+where no event was read (text logs hold none), the client's clean exit as xpk logs it. What
 its pods log after it (Killing, SIGTERM, lost peers) is the stopping of pods no longer
 needed, not a failure, and its pods have not hung; a headless JobSet its client Job leaves
 running idles on, and can still fail or hang.
@@ -9,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from pathways_workload import filters, selectors
-from pathways_workload.describe import event_reason, involved_object, owner_of, pod_of
+from pathways_workload.describe import (
+    container_of,
+    event_reason,
+    involved_object,
+    message,
+    owner_of,
+    pod_of,
+)
 from pathways_workload.query import Request
 from pathways_workload.sources.base import Entry, entry_time_ns
 from pathways_workload.target import Target
@@ -19,6 +27,9 @@ from pathways_workload.triage.rules import Failure
 # The object each kind of workload is, as an event names it.
 _OBJECTS = {kind: object_kind for kind, (object_kind, _) in COMPLETIONS.items()}
 SECOND_NS = 10**9
+# xpk's wrapper echoes the exit status of the user's command after it (`echo
+# EXIT_CODE=$EXIT_CODE`, AI-Hypercomputer/xpk src/xpk/core/docker_container.py): 0 is a clean exit.
+CLEAN_EXIT = "EXIT_CODE=0"
 
 
 def completion_events(target: Target) -> str:
@@ -51,6 +62,13 @@ def completion(
         if (about := involved_object(entry)) is not None
         and (about[0], event_reason(entry), about[1]) in wanted
     ]
+    return min(done, key=entry_time_ns, default=None)
+
+
+def clean_exit(lines: Sequence[Entry], clients: frozenset[str]) -> Entry | None:
+    """The client's earliest clean exit as xpk logs it (its line among `lines`, of the
+    `clients` containers): the completion logs without events can show."""
+    done = [e for e in lines if container_of(e) in clients and message(e).strip() == CLEAN_EXIT]
     return min(done, key=entry_time_ns, default=None)
 
 
