@@ -262,3 +262,30 @@ def test_a_structured_loggers_msg_key_is_the_message(name: str, tmp_path: Path) 
     assert [host["pod"] for host in report["failing_hosts"]] == [
         host["pod"] for host in planted["failing_hosts"]
     ]
+
+
+def _all_quiet_from(entries: list[Entry], jobset: str, at: str) -> list[Entry]:
+    """The export with every container line of `jobset`'s pods after `at` left out: the whole
+    workload went quiet at once while the cluster (its nodes, other pods) logged on."""
+    return [
+        e
+        for e in entries
+        if not (
+            e["resource"]["type"] == "k8s_container"
+            and e["labels"].get("k8s-pod/jobset_sigs_k8s_io/jobset-name") == jobset
+            and e["timestamp"] > at
+        )
+    ]
+
+
+@pytest.mark.parametrize("by_issue_time", [True, False])
+def test_a_workload_gone_quiet_all_at_once_is_a_hang(tmp_path: Path, by_issue_time: bool) -> None:
+    """Every component of the healthy run stops logging at 10:30, no event says it completed,
+    and the logs run on to the window's end: that is a hang (of all of it), not a run with
+    nothing wrong, though no component went quiet before the others."""
+    entries = _all_quiet_from(_entries("healthy-run"), "qwen-pretrain", "2026-11-26T10:30:00Z")
+    report = triage_of("healthy-run", tmp_path, entries, by_issue_time)
+    cause = report["root_cause"]
+    assert cause is not None, "the workload went quiet for 30 minutes: no hang found"
+    assert (cause["source"], cause["scenario"]) == ("hang", 14)
+    assert "2026-11-26T10:2" <= cause["timestamp"] < "2026-11-26T10:30:00Z"

@@ -104,6 +104,21 @@ def test_an_absurd_timestamp_is_a_warning_not_the_window(tmp_path: Path, odd: st
     ) in err.splitlines()
 
 
+@pytest.mark.parametrize("action", ["errors", "triage"])
+def test_an_absurd_timestamp_is_no_warning_with_window_flags(tmp_path: Path, action: str) -> None:
+    """With the window given, the export's span is not the window: an entry outside it is
+    no news, and telling the user to pass the window flags they passed would mislead."""
+    entries = _crashes()
+    entries.insert(
+        1, container_entry("unrelated", severity="INFO", timestamp="1969-12-31T23:59:59Z")
+    )
+    path = _lines(tmp_path / "a.jsonl", entries)
+    window = ("--start_time=2026-10-22T11:00:00Z", "--end_time=2026-10-22T12:00:00Z")
+    code, _, err = run_cli(f"--action={action}", f"--logs_file={path}", WORKLOAD, *window)
+    assert code == 0, err
+    assert "outside the export's span" not in err
+
+
 def test_only_absurd_timestamps_leave_no_span(tmp_path: Path) -> None:
     path = _lines(
         tmp_path / "a.jsonl", [container_entry("Check failed", timestamp="0001-01-01T00:00:00Z")]

@@ -44,6 +44,7 @@ from pathways_workload.runner import (
     PRINT_NEEDS_PROJECT,
     Output,
     Settle,
+    Until,
     check_stages,
     run_action,
 )
@@ -182,8 +183,10 @@ def _source_and_window(
     clock: Clock,
     err: TextIO,
     stack: ExitStack,
-) -> tuple[Source | None, Window, Settle | None]:
-    """Where entries come from, and the window: the flags', else the export's span or the hour.
+) -> tuple[Source | None, Window, Settle | None, Until | None]:
+    """Where entries come from, the window (the flags', else the export's span or the hour),
+    and how far the logs run (`Until`): to now in the cloud, to the export's last entry
+    offline, neither past the window's end.
 
     Replaying an export with no window flag, the default engine learns the export's span
     in the same pass that answers the queries (`Settle`), instead of reading it first.
@@ -203,18 +206,30 @@ def _source_and_window(
             project=tgt.project,
         )
         if not flags.any_given() and engine.dataset is None:
-            return files, plausible_window(clock()), files.span
+            return files, plausible_window(clock()), files.span, None
         span = None if flagged else engine.span(files)
         window = flagged or resolve_window(flags, span.end_ns if span else clock(), span)
         if span is None and not flags.any_given():  # no entry with a usable timestamp
             window = dataclasses.replace(plausible_window(clock()), note=NO_SPAN)
-        return engine.offline(args.logs_file, files, stack), window, None
+        until = _export_until(window, span, files if engine.dataset is None else None)
+        return engine.offline(args.logs_file, files, stack), window, None, until
     if args.logs_format is not None:
         raise UsageError("--logs_format goes with --logs_file")
     window = resolve_window(flags, clock())
     if _reads_entries(args, action):
-        return engine.cloud(err), window, None
-    return None, window, None
+        return engine.cloud(err), window, None, lambda: min(window.end_ns, clock())
+    return None, window, None, None
+
+
+def _export_until(window: Window, span: Window | None, files: FileSource | None) -> Until:
+    """How far the exports' logs run: to their last entry (their `span` when known, else as
+    the pass over `files` learnt it), never past the window's end; None when unknown."""
+
+    def until() -> int | None:
+        end = span.end_ns if span else (files.learnt_end_ns() if files is not None else None)
+        return min(window.end_ns, end) if end is not None else None
+
+    return until
 
 
 def _note_future(window: Window, now_ns: int, err: TextIO) -> None:
@@ -388,7 +403,8 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
     if args.filter is not None:
         engine.check_filter(args.filter, bool(args.logs_file))
     with ExitStack() as stack:
-        source, window, settle = _source_and_window(args, action, tgt, engine, clock, err, stack)
+        sourced = _source_and_window(args, action, tgt, engine, clock, err, stack)
+        source, window, settle, until = sourced
         issue_ns = parse_timestamp_ns(args.issue_time) if args.issue_time else None
         request = Request(tgt, window, options_from(args), issue_ns=issue_ns)
         _check_container_names(action, request, bool(args.logs_file))
@@ -405,7 +421,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         if not args.logs_file:
             _note_future(window, clock(), err)
         output = Output(out, err, args.format, args.verbose, args.commands_out, printer)
-        return run_action(action, request, source, output, settle)
+        return run_action(action, request, source, output, settle, until)
 
 
 def main(

@@ -52,6 +52,8 @@ class Request:
 
     `floor` is the severity floor: --min_severity, else the action's default.
     `nodes` is None until the workload's nodes are known.
+    `logged_until_ns` is how far the logs are known to run (now in the cloud, the export's
+    last entry offline, neither past the window's end), once the queries ran; None: unknown.
     """
 
     target: Target
@@ -60,6 +62,7 @@ class Request:
     nodes: tuple[str, ...] | None = None
     issue_ns: int | None = None
     floor: str = "DEFAULT"
+    logged_until_ns: int | None = None
 
     def with_nodes(self, nodes: tuple[str, ...]) -> Request:
         return dataclasses.replace(self, nodes=nodes)

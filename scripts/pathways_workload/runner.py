@@ -37,6 +37,8 @@ PRINT_NEEDS_PROJECT = "printing gcloud commands needs --project=PROJECT_ID"
 
 # Says, once a run is over, the window its source learnt (None: it learnt none).
 Settle = Callable[[], Window | None]
+# How far the logs are known to run, asked once the queries ran (see Request.logged_until_ns).
+Until = Callable[[], int | None]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,7 +235,8 @@ def _settled(
     output.err.write(window.describe() + "\n")
     if span is not None:
         results = results.rewindowed(filters.within(request.window), filters.within(span))
-    return dataclasses.replace(request, window=window), results
+    until = span.end_ns if span is not None else None
+    return dataclasses.replace(request, window=window, logged_until_ns=until), results
 
 
 def _marked_incomplete(report: Report, said: str) -> Report:
@@ -253,11 +256,13 @@ def run_action(
     source: Source | None,
     output: Output,
     settle: Settle | None = None,
+    until: Until | None = None,
 ) -> int:
     """Print or run the action's fetches and write its report; returns the exit code.
 
     With `settle`, the request's window only bounds what the source holds; the window
-    the report gives is what `settle` says once the stages ran.
+    the report gives is what `settle` says once the stages ran (the logs run to its end).
+    Else `until` says how far the logs run, once the stages ran.
     """
     request = action.request_for(request)
     if source is None:
@@ -266,6 +271,8 @@ def run_action(
     ran = (asked, results)
     if settle is not None:
         ran = _settled(*ran, settle, output)
+    elif until is not None:
+        ran = (dataclasses.replace(asked, logged_until_ns=until()), results)
     entries = [entry for result in ran[1] for entry in result.entries]
     workloads = request.target.workloads
     notes = (mixed_owner_notes, sibling_lws_notes, sibling_job_notes)

@@ -190,6 +190,12 @@ class FileSource:
             self._tell(self._tracker.span_notes())
         return self._tracker.window()
 
+    def learnt_end_ns(self) -> int | None:
+        """The end of the exports' span as the passes so far learnt it, with no pass and no
+        note of its own; None before any pass, or with no plausible timestamp."""
+        span = self._tracker.window() if self._tracker is not None else None
+        return span.end_ns if span is not None else None
+
     def _learnt(self, tracker: SpanTracker) -> None:
         if self._tracker is None:
             self._tracker = tracker

@@ -303,8 +303,9 @@ def _hang(
     latest (restarted with no Kubernetes event read)."""
     last, clients = found.latest_lines(), found.clients()
     unseen = _unseen_hosts(found, request)
-    if not failures:
-        return _quiet_in(last, clients, unseen, request, failures) or _earlier_hang(
+    if not failures:  # all of it may have gone quiet at once: the logs run on without it
+        until = request.logged_until_ns
+        return _quiet_in(last, clients, unseen, request, failures, until) or _earlier_hang(
             last, clients, request
         )
     step = _last_step(last, clients)
@@ -347,12 +348,14 @@ def _quiet_in(
     unseen: list[Entry],
     request: Request,
     failures: Sequence[rules.Failure],
+    until_ns: int | None = None,
 ) -> list[rules.Failure]:
-    """The hang among `last` (the latest lines of one attempt, or of all), if one went quiet."""
+    """The hang among `last` (the latest lines of one attempt, or of all), if one went quiet
+    (before the newest of them, or `until_ns`: see `rules.went_quiet`)."""
     progress_end = _progress_end(last, clients)
     if progress_end is None and unseen:  # no step in the window: progress stopped by its start
         progress_end = request.window.start_ns
-    quiet = rules.went_quiet(last, progress_end, unseen, clients)
+    quiet = rules.went_quiet(last, progress_end, unseen, clients, until_ns)
     if not quiet:
         return []
     first = quiet[0]

@@ -339,10 +339,12 @@ def went_quiet(
     progress_end_ns: int | None,
     unseen: Sequence[Entry] = (),
     clients: frozenset[str] | None = None,
+    until_ns: int | None = None,
 ) -> list[Entry]:
     """The last lines of the components that went quiet when progress stopped well before
-    the end, in the order they went quiet; the user workload's alone when no other
-    component went quiet.
+    the end (the newest of `entries`, or `until_ns`, how far the logs are known to run,
+    when later: all of them may have gone quiet at once), in the order they went quiet;
+    the user workload's alone when no other component went quiet.
 
     Progress is the user workload's `completed step` lines. A component went
     quiet when its next line was due (last line plus its usual interval) and
@@ -353,7 +355,7 @@ def went_quiet(
     """
     if progress_end_ns is None or not entries:
         return []
-    newest = max(entry_time_ns(entry) for entry in entries)
+    newest = max(max(entry_time_ns(entry) for entry in entries), until_ns or 0)
     if newest - progress_end_ns < QUIET_AFTER_NS:
         return []
     latest = last_lines(entries)
