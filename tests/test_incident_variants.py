@@ -289,3 +289,5 @@ def test_a_workload_gone_quiet_all_at_once_is_a_hang(tmp_path: Path, by_issue_ti
     assert cause is not None, "the workload went quiet for 30 minutes: no hang found"
     assert (cause["source"], cause["scenario"]) == ("hang", 14)
     assert "2026-11-26T10:2" <= cause["timestamp"] < "2026-11-26T10:30:00Z"
+    hosts = [lane for lane in report["timeline"]["lanes"] if lane["lane"] == "host"]
+    assert hosts and all(lane["quiet"] and lane["due_at"] for lane in hosts)

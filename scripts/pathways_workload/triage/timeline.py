@@ -14,7 +14,8 @@ A lane's events: its first error in each failure (the root cause marked as
 such), later errors, symptoms, OOM kills, interruptions, events, the `hang`
 point of the component that went quiet first in a hang, and its last line:
 a `quiet` event when the lane stopped logging QUIET_AFTER_NS or more before
-the workload's newest line (with when its next line was due), unless it stopped by
+the workload's newest line (when a hang is all that failed, before the logs' known
+end: see `_quiet_by`) (with when its next line was due), unless it stopped by
 the time the workload completed (it finished, it did not hang). Symptoms and
 later errors are capped per lane (`omitted` counts the rest).
 """
@@ -339,6 +340,15 @@ class Workload:
     done_ns: int | None = None
 
 
+def _quiet_by(newest_ns: int, failures: Sequence[Failure], request: Request) -> int:
+    """What a lane's silence is measured to: the workload's newest line, or, when all that
+    failed is a hang (found with no error), how far the logs are known to run, as the hang
+    was (the whole workload may have gone quiet at once)."""
+    if failures and all(failure.hang for failure in failures):
+        return max(newest_ns, request.logged_until_ns or 0)
+    return newest_ns
+
+
 def build(
     workload: Workload,
     failures: Sequence[Failure],
@@ -359,6 +369,7 @@ def build(
     _unseen(lanes, workload.unseen, workload.host_pods, request)
     marked = {identity(e) for e in (root.entry if root else None, hang) if e is not None}
     newest = max((entry_time_ns(e) for e in lines), default=0)
+    quiet_by = _quiet_by(newest, failures, request)
     on_node: dict[str, list[str]] = {}
     for (kind, name), lane in sorted(lanes.items(), key=lambda pair: _order(pair[0])):
         for node in lane.nodes:
@@ -367,7 +378,7 @@ def build(
         "newest_line": format_timestamp_ns(newest) if lines else None,
         "attempts": attempts(lines),
         "lanes": [
-            _describe(lanes[key], newest, marked, on_node, workload.done_ns)
+            _describe(lanes[key], quiet_by, marked, on_node, workload.done_ns)
             for key in sorted(lanes, key=_order)
         ],
     }
