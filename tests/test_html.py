@@ -337,6 +337,30 @@ def test_a_failing_host_shows_the_first_error_the_json_report_gives(
         assert shown[(host["slice"], host["host"])] == host["first_error_time"], host["pod"]
 
 
+def _hosts_failing(page: str) -> dict[str, str]:
+    """Restart attempt -> the "hosts failing" cell of its row in the failures table."""
+    table = page[page.index('id="failures"') :]
+    table = table[: table.index("</table>")]
+    rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in rows]
+    return {html.unescape(row[0]): html.unescape(row[-1]) for row in cells}
+
+
+@pytest.mark.parametrize("name", ["megascale-hang-detected", "elastic-restore-failure"])
+def test_the_failures_table_counts_the_failing_hosts_the_json_report_gives(
+    name: str, tmp_path: Path
+) -> None:
+    """A host that failed by going quiet (the hang a Megascale digest names) or by a host
+    error of its node counts among the hosts failing in its attempt, as it does among the
+    JSON report's failing hosts and in the hosts table."""
+    args = (*target_args(name, True), "--action=triage", "--format=json")
+    report = json.loads(run_cli(*args)[1])
+    path, _ = write_report(tmp_path, name)
+    attempt = report["root_cause"]["restart_attempt"]
+    shown = _hosts_failing(path.read_text(encoding="utf-8"))
+    assert shown[attempt] == str(len(report["failing_hosts"]))
+
+
 def test_a_traceback_failure_shows_its_exception(tmp_path: Path) -> None:
     path, _ = write_report(tmp_path, "jax-version-mismatch")
     page = path.read_text(encoding="utf-8")

@@ -26,7 +26,7 @@ from pathways_workload.render.html.triage_lanes import first_error, triage_timel
 from pathways_workload.render.markdown import lead_line
 from pathways_workload.reports import COMPLETED_TEXT, cause_heading, no_verdict
 from pathways_workload.tracebacks import headline
-from pathways_workload.triage.timeline import cut_message
+from pathways_workload.triage.timeline import FAILED_KINDS, cut_message
 
 TIMELINE_HELP = (
     '<p class="meta">One lane per TPU host (by slice), head-pod container and node. Hover a mark '
@@ -169,20 +169,26 @@ def _versions(report: dict[str, Any]) -> str:
     return section("versions", "Versions", f'<p class="versions">{items}</p>{notes}')
 
 
+def _hosts_failed_in(lanes: Sequence[dict[str, Any]], attempt: object) -> int:
+    """How many host lanes failed in the attempt: a first error, or a hang, OOM kill or
+    interruption of its own (as the report's failing hosts count them)."""
+    return sum(
+        1
+        for lane in lanes
+        if lane["lane"] == "host"
+        and any(
+            e.get("kind") in FAILED_KINDS and e.get("attempt") == attempt
+            for e in lane.get("events", [])
+        )
+    )
+
+
 def _failures(report: dict[str, Any]) -> str:
     lanes = (report.get("timeline") or {}).get("lanes") or []
     rows = []
     for failure in report.get("failures") or []:
         attempt = failure.get("restart_attempt")
-        hosts = sum(
-            1
-            for lane in lanes
-            if lane["lane"] == "host"
-            and any(
-                e.get("kind") in ("root_cause", "first_error") and e.get("attempt") == attempt
-                for e in lane.get("events", [])
-            )
-        )
+        hosts = _hosts_failed_in(lanes, attempt)
         known = failure.get("scenario_title") or "no known failure"
         rows.append(
             [
