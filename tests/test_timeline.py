@@ -255,3 +255,23 @@ def test_a_node_level_root_cause_names_the_tpu_host_that_ran_there(name: str) ->
         lane["name"] for lane in lanes if any(e["kind"] == "root_cause" for e in lane["events"])
     ]
     assert marked == [report["root_cause"]["host"]]
+
+
+def test_a_host_pod_event_that_is_the_root_cause_is_on_its_host_lane() -> None:
+    """The pod whose image cannot be pulled logged nothing; its pull failure is the root
+    cause and the report's failing host. Its host's lane carries the root cause and failed,
+    so the page's hosts and the text picture name the host the failing hosts do."""
+    path, planted = export("pull-fail-1024")
+    code, out, err = run_cli(
+        f"--logs_file={path}", *planted.target(), "--action=triage", "--format=json"
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert [h["pod"] for h in report["failing_hosts"]] == [planted.root_pod]
+    lane = _lanes(report, "host")[planted.root_host]
+    assert lane["failed"]
+    (root,) = [e for e in lane["events"] if e["kind"] == "root_cause"]
+    assert root["timestamp"] == planted.root_time
+    assert all(
+        e["kind"] != "root_cause" for e in _lanes(report, "events")["Kubernetes events"]["events"]
+    )

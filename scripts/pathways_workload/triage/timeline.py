@@ -7,7 +7,8 @@ The report's `timeline` is drawn by the HTML report and read by agents. Lanes:
   the pods of every attempt), including hosts that never failed and hosts that
   logged nothing in the window;
 - one per workload node with node-level evidence (OOM kills, interruptions) that ran
-  no TPU host: node-level evidence about a host's node goes on that host's lane;
+  no TPU host: node-level evidence about a host's node goes on that host's lane, and so
+  does a failure's cause that is an event about a host's pod (an image it cannot pull);
 - one for Kubernetes events and one for the JobSet controller, when they hold evidence.
 
 A lane's events: its first error in each failure (the root cause marked as
@@ -137,10 +138,10 @@ def _kind(item: Evidence, root: Evidence | None, first: bool) -> str:
         return "root_cause"
     if item.source in NODE_SOURCES:
         return _node_kind(item)
+    if first:  # an event is first only on its host's lane: the cause of its failure
+        return "first_error"
     if item.source in EVENT_SOURCES or item.source == "controller":
         return "event"
-    if first:
-        return "first_error"
     return "symptom" if item.symptom else "error"
 
 
@@ -150,14 +151,27 @@ def host_on_node(pods: Sequence[HostPod], node: str | None, time_ns: int) -> Lan
     return ("host", f"{chosen.slice}/{chosen.host}") if chosen else None
 
 
+def _evidence_lane(item: Evidence, failure: Failure, pods: Sequence[HostPod]) -> LaneKey:
+    """The lane of an item of evidence: node-level evidence on the lane of the host that ran
+    on the node, and a failure's cause that is an event about a host's pod (an image it
+    cannot pull) on that host's lane, as the report's failing hosts count it."""
+    key = lane_of(item.entry, item.source)
+    if item.source in NODE_SOURCES:
+        return host_on_node(pods, item.node, item.time_ns) or key
+    if item is failure.cause and item.source in EVENT_SOURCES:
+        host = next((pod for pod in pods if pod.pod == item.pod), None)
+        return ("host", f"{host.slice}/{host.host}") if host else key
+    return key
+
+
 def _add_evidence(
     lanes: dict[LaneKey, _Lane],
     failures: Sequence[Failure],
     root: Evidence | None,
     pods: Sequence[HostPod],
 ) -> None:
-    """Every failure's evidence on its lane (node-level evidence on the lane of the host that
-    ran there, if any); a lane's first error per failure marked. A hang's evidence is the
+    """Every failure's evidence on its lane (see `_evidence_lane`); a lane's first error per
+    failure marked. A hang's evidence is the
     last lines of what went quiet, in the order it went quiet: a host's first is the one
     that went quiet first (an older line of a component that logs seldom went quiet later),
     and its others are drawn as last lines, not errors."""
@@ -165,9 +179,7 @@ def _add_evidence(
         started: set[LaneKey] = set()
         ordered = failure.evidence if failure.hang else sorted(failure.evidence, key=Evidence.order)
         for item in ordered:
-            key = lane_of(item.entry, item.source)
-            if item.source in NODE_SOURCES:
-                key = host_on_node(pods, item.node, item.time_ns) or key
+            key = _evidence_lane(item, failure, pods)
             lane = lanes.setdefault(key, _Lane(key))
             eligible = (
                 key[0] in ("head", "host")
