@@ -551,3 +551,30 @@ def test_the_timeline_marks_when_the_run_completed(name: str, tmp_path: Path) ->
     start = parse_timestamp_ns(report_data(page)["window"]["start"])
     assert line["data-t"] == str(parse_timestamp_ns(done["timestamp"]) - start)
     assert done["message_contains"] in str(line["title"])
+
+
+def test_a_root_cause_whose_time_was_guessed_says_so(tmp_path: Path) -> None:
+    """A kubectl transcript's SIGTERM line without a time of its own, with nothing timed
+    to beat it: the page says its time was guessed, as the text report and `time_guessed`
+    in the JSON report do."""
+    head = "[pod/llama-train-pathways-head-0-0-h7k2p/jax-tpu]"
+    log = tmp_path / "dump.log"
+    log.write_text(
+        f"{head} I0809 08:37:00.500000 1 main.py:10] starting\n"
+        f"{head} *** SIGTERM received by PID 1 ***\n"
+    )
+    args = (
+        f"--logs_file={log}",
+        "--jobset_name=llama-train",
+        "--start_time=2026-08-09T08:00:00Z",
+        "--end_time=2026-08-09T09:00:00Z",
+        "--action=triage",
+    )
+    code, out, err = run_cli(*args, "--format=json")
+    assert code == 0, err
+    assert json.loads(out)["root_cause"]["time_guessed"] is True
+    code, page, err = run_cli(*args, "--format=html")
+    assert code == 0, err
+    cause = page[page.index('id="root-cause"') :]
+    cause = html.unescape(cause[: cause.index("</section>")])
+    assert "Time guessed: the line has no time of its own" in cause

@@ -81,6 +81,12 @@ COMPLETED_TEXT = (
     "after it (Killing, SIGTERM, quiet hosts) is its teardown, not a failure."
 )
 
+# A failure's line when its time is not its own (a text log's line without one).
+GUESSED_TIME_TEXT = (
+    "Time guessed: the line has no time of its own (it took a nearby line's), and nothing "
+    "with a time of its own was found; record the logs with kubectl logs --timestamps"
+)
+
 
 def cause_heading(report: dict[str, Any]) -> str:
     """The heading of a triage report's answer: `Outcome` for a run that completed with no

@@ -17,7 +17,12 @@ from tabulate import tabulate
 
 from pathways_workload.render.entries import entry_line
 from pathways_workload.render.picture import first_errors_by_slice
-from pathways_workload.reports import COMPLETED_TEXT, cause_heading, no_verdict
+from pathways_workload.reports import (
+    COMPLETED_TEXT,
+    GUESSED_TIME_TEXT,
+    cause_heading,
+    no_verdict,
+)
 from pathways_workload.sources.base import instant_ns
 from pathways_workload.tracebacks import headline
 from pathways_workload.visible_text import visible
@@ -56,11 +61,7 @@ def _failure_lines(failure: dict[str, Any]) -> list[str]:
     if failure.get("due_at"):
         lines.append(f"- Went quiet: its next line was due at {failure['due_at']}")
     if failure.get("time_guessed"):
-        lines.append(
-            "- Time guessed: the line has no time of its own (it took a nearby line's), and "
-            "nothing with a time of its own was found; record the logs with kubectl logs "
-            "--timestamps"
-        )
+        lines.append(f"- {GUESSED_TIME_TEXT}")
     if failure["downstream_only"]:
         actions = ", ".join(f"`{action}`" for action in failure["read_next"])
         lines.append(

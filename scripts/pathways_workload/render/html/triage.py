@@ -24,7 +24,12 @@ from pathways_workload.render.html.tables import (
 )
 from pathways_workload.render.html.triage_lanes import first_error, triage_timeline
 from pathways_workload.render.markdown import lead_line
-from pathways_workload.reports import COMPLETED_TEXT, cause_heading, no_verdict
+from pathways_workload.reports import (
+    COMPLETED_TEXT,
+    GUESSED_TIME_TEXT,
+    cause_heading,
+    no_verdict,
+)
 from pathways_workload.tracebacks import headline
 from pathways_workload.triage.timeline import FAILED_KINDS, cut_message
 
@@ -81,11 +86,16 @@ def _known(failure: dict[str, Any]) -> str:
     )
 
 
-def _downstream(failure: dict[str, Any]) -> str:
+def _caveats(failure: dict[str, Any]) -> str:
+    """What the cause's line cannot say: that its time was guessed, that only downstream
+    lines were found."""
+    guessed = (
+        f'<p class="warn">{text(GUESSED_TIME_TEXT)}</p>' if failure.get("time_guessed") else ""
+    )
     if not failure.get("downstream_only"):
-        return ""
+        return guessed
     actions = ", ".join(f"<code>{text(action)}</code>" for action in failure.get("read_next", []))
-    return (
+    return guessed + (
         f'<p class="warn">Known only by downstream lines: nothing found says why. The reason is '
         f"in {text(failure.get('reason_in'))} ({actions}).</p>"
     )
@@ -140,7 +150,7 @@ def _root_cause(report: dict[str, Any]) -> str:
     return (
         '<section class="cause" id="root-cause"><h2>Root cause</h2>'
         f'<pre class="line">{text(cut_message(str(root.get("message"))))}</pre><dl>{fields}</dl>'
-        f"{_downstream(root)}{_known(root)}{_completed(report)}{_next_steps(report)}"
+        f"{_caveats(root)}{_known(root)}{_completed(report)}{_next_steps(report)}"
         + (
             f"<details><summary>Traceback</summary><pre>{text(traceback)}</pre></details>"
             if traceback
