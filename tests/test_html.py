@@ -464,6 +464,31 @@ def test_a_megabyte_last_line_is_cut_when_there_is_no_root_cause() -> None:
     assert re.search(r"A… \(\d+ more characters\)</li>", page)
 
 
+def test_without_a_root_cause_the_latest_last_lines_come_first_and_the_rest_fold() -> None:
+    """A healthy JobSet of 1,024 hosts has over a thousand containers: the root-cause box
+    lists the latest few last lines first, as the text report does, and folds the others
+    away, so the timeline is not a thousand lines down the page."""
+    last = [
+        {
+            "timestamp": f"2026-12-01T08:{minute:02d}:00Z",
+            "where": f"default/big-train-worker-0-{minute}-abcde/pathways-worker",
+            "message": f"Executed {minute} programs in the last 60s",
+        }
+        for minute in range(30)
+    ]
+    report = {"window": {"note": "a test"}, "last_lines": last, "root_cause": None}
+    cause = triage_page(report)
+    cause = cause[cause.index('id="root-cause"') :]
+    cause = cause[: cause.index("</section>")]
+    shown = cause[: cause.index("<details>")]
+    stamps = re.findall(r"<code>(2026-[^<]+)</code>", shown)
+    assert stamps == [f"2026-12-01T08:{minute:02d}:00Z" for minute in range(29, 21, -1)]
+    assert "Last line of 30 containers (latest first)" in shown
+    folded = cause[cause.index("<details>") :]
+    assert "… and 22 more" in folded
+    assert len(re.findall(r"<code>2026-", folded)) == 22
+
+
 def test_first_per_pod_groups_say_how_many_lines_each_source_matched(tmp_path: Path) -> None:
     """As the text output's `== WHERE: N of TOTAL matching lines ==`: each group's lines
     under a heading, not one table whose rows run back in time from one pod to the next."""

@@ -140,13 +140,18 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
     if not last:
         return [no_verdict(report), *unread]
     text = [f"No error and no hang found. Last line of {len(last)} containers (latest first):"]
-    latest = sorted(last, key=lambda row: instant_ns(str(row["timestamp"])) or 0, reverse=True)
+    latest = latest_first(last)
     text += [
         f"- {_when(row['timestamp'])} {row['where']}: {_cut(_first_line(row['message']))}"
         for row in latest[:MOST_ROWS]
     ]
     more = [f"- … and {len(last) - MOST_ROWS} more"] if len(last) > MOST_ROWS else []
     return text + more + unread
+
+
+def latest_first(last: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each container's last line (a triage report's `last_lines`), the latest first."""
+    return sorted(last, key=lambda row: instant_ns(str(row["timestamp"])) or 0, reverse=True)
 
 
 def _survived(survived: list[dict[str, Any]]) -> list[str]:

@@ -23,7 +23,7 @@ from pathways_workload.render.html.tables import (
     time_cell,
 )
 from pathways_workload.render.html.triage_lanes import first_error, triage_timeline
-from pathways_workload.render.markdown import lead_line
+from pathways_workload.render.markdown import MOST_ROWS, latest_first, lead_line
 from pathways_workload.reports import (
     COMPLETED_TEXT,
     GUESSED_TIME_TEXT,
@@ -116,18 +116,33 @@ def _completed(report: dict[str, Any]) -> str:
     return f'<p class="completed">{text(said)}</p>'
 
 
+def _last_lines(last: list[dict[str, Any]]) -> str:
+    """Each container's last line, latest first: the first MOST_ROWS as the text report
+    lists them, the others folded away (a JobSet of a thousand hosts has thousands)."""
+    items = [
+        f"<li><code>{text(r.get('timestamp'))}</code> {text(r.get('where'))}: "
+        f"{text(_brief(r.get('message')))}</li>"
+        for r in latest_first(last)
+    ]
+    shown, rest = "".join(items[:MOST_ROWS]), items[MOST_ROWS:]
+    folded = (
+        f"<details><summary>… and {len(rest)} more</summary><ul>{''.join(rest)}</ul></details>"
+        if rest
+        else ""
+    )
+    return (
+        f"<p>No error and no hang found. Last line of {len(last)} containers (latest first):"
+        f"</p><ul>{shown}</ul>{folded}"
+    )
+
+
 def _no_cause(report: dict[str, Any]) -> str:
     """No root cause: the JobSet's completion, or the last line of each container (or why
     there is no verdict), then the next steps."""
     if report.get("completed"):
         found = _completed(report)
     elif report.get("last_lines"):
-        lines = "".join(
-            f"<li><code>{text(r.get('timestamp'))}</code> {text(r.get('where'))}: "
-            f"{text(_brief(r.get('message')))}</li>"
-            for r in report.get("last_lines", [])
-        )
-        found = f"<p>No error and no hang found. Last line of each container:</p><ul>{lines}</ul>"
+        found = _last_lines(report["last_lines"])
     else:
         found = f"<p>{text(no_verdict(report))}</p>"
     return (
