@@ -214,6 +214,24 @@ def test_a_hang_after_a_restart_is_a_failure_of_its_own() -> None:
     assert report["requests"] <= 25
 
 
+def test_the_text_report_says_a_later_failure_went_quiet() -> None:
+    """Attempt 1's failure is a host going quiet: the text report's list of failures and the
+    page's table say so before its last line (a routine status line), rather than giving
+    that line as what failed."""
+    path, planted = export("restart-hang-1024")
+    code, out, err = run_cli(f"--logs_file={path}", *planted.target(), "--action=triage")
+    assert code == 0, err
+    section = out.split("failures in the window")[1].split("\n## ")[0].splitlines()
+    (line,) = [line for line in section if planted.root_time in line]
+    assert f"/{planted.root_pod}/pathways-worker went quiet; its last line: " in line
+    code, page, err = run_cli(
+        f"--logs_file={path}", *planted.target(), "--action=triage", "--format=html"
+    )
+    assert code == 0, err
+    failures = page[page.index('id="failures"') :]
+    assert "went quiet; its last line: Executed" in failures[: failures.index("</table>")]
+
+
 def test_a_pod_a_restart_replaced_is_not_a_quiet_one() -> None:
     """A host's seat is its slice and index, another pod's its name without the random
     suffix; a name with no such suffix (an LWS pod) is its own seat."""

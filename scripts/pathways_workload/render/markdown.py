@@ -172,9 +172,10 @@ def _failures(report: dict[str, Any]) -> list[str]:
     root = (report["root_cause"] or {}).get("timestamp")
     for failure in report["failures"]:
         mark = " (the root cause)" if failure["timestamp"] == root else ""
+        quiet = " went quiet; its last line" if failure["source"] == "hang" else ""
         text.append(
             f"- {_when(failure['timestamp'])}{_attempt(failure.get('restart_attempt'))}"
-            f" {failure['where']}: {_cut(_first_line(failure['message']), 120)}{mark}"
+            f" {failure['where']}{quiet}: {_cut(_first_line(failure['message']), 120)}{mark}"
         )
     text.append(
         "The root cause is the failure at --issue_time, else the first: to read another, "

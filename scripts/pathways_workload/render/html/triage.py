@@ -70,6 +70,13 @@ def _where(failure: dict[str, Any]) -> str:
     return f"node {failure.get('node')}" if failure.get("node") else str(failure.get("where"))
 
 
+def _what(failure: dict[str, Any]) -> str:
+    """What failed, as the failures table shows it: a hang says it went quiet before its
+    last line (a routine line, not the failure)."""
+    quiet = "went quiet; its last line: " if failure.get("source") == "hang" else ""
+    return quiet + _brief(failure.get("message"))
+
+
 def _clamped(message: str) -> str:
     """A message cell a few lines high (it scrolls)."""
     return raw_cell(f'<div class="clamp">{text(message)}</div>', "msg")
@@ -220,7 +227,7 @@ def _failures(report: dict[str, Any]) -> str:
                 cell(attempt if attempt is not None else "?"),
                 time_cell(failure.get("timestamp")),
                 cell(_where(failure)),
-                _clamped(_brief(failure.get("message"))),
+                _clamped(_what(failure)),
                 cell(known),
                 cell(hosts, kind="num"),
             ]
