@@ -27,6 +27,7 @@ from tests.html_report import (
     write_report,
 )
 from tests.test_incidents import INCIDENTS, NAMES, expected, target_args
+from tests.test_survived import HEALTHY, RETRY, _line
 
 CONSOLE = "https://console.cloud.google.com/logs/query;"
 
@@ -603,3 +604,21 @@ def test_a_root_cause_whose_time_was_guessed_says_so(tmp_path: Path) -> None:
     cause = page[page.index('id="root-cause"') :]
     cause = html.unescape(cause[: cause.index("</section>")])
     assert "Time guessed: the line has no time of its own" in cause
+
+
+def test_a_warning_the_run_survived_is_on_the_page(tmp_path: Path) -> None:
+    """A retried read the run went on after is no cause; the JSON report lists it among
+    `survived` and the text report says so under its answer: so does the page."""
+    warning = _line("pathways-worker", "WARNING", RETRY, "2026-11-26T10:20:00.000001Z")
+    logs = tmp_path / "export.json"
+    logs.write_text(json.dumps([*json.loads(HEALTHY.read_text()), warning]))
+    args = (f"--logs_file={logs}", "--jobset_name=qwen-pretrain", "--action=triage")
+    code, out, err = run_cli(*args, "--format=json")
+    assert code == 0, err
+    assert [row["message"] for row in json.loads(out)["survived"]] == [RETRY]
+    code, page, err = run_cli(*args, "--format=html")
+    assert code == 0, err
+    cause = page[page.index('id="root-cause"') :]
+    cause = html.unescape(cause[: cause.index("</section>")])
+    assert "Survived: 1 warning(s) or node event(s) the run went on after" in cause
+    assert RETRY[:60] in cause

@@ -130,7 +130,7 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
     root = report["root_cause"]
     missing = report["quiet_hosts_missing"]
     unread = [f"Incomplete: {missing}"] if missing else []
-    unread += _survived(report["survived"])
+    unread += survived_lines(report["survived"])
     completed = _completed(report["completed"])
     if root is not None:
         return [*_failure_lines(root), *completed, *unread, *_evidence(root)]
@@ -154,7 +154,8 @@ def latest_first(last: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(last, key=lambda row: instant_ns(str(row["timestamp"])) or 0, reverse=True)
 
 
-def _survived(survived: list[dict[str, Any]]) -> list[str]:
+def survived_lines(survived: list[dict[str, Any]]) -> list[str]:
+    """The line saying what the run went on after (a triage report's `survived`), if any."""
     if not survived:
         return []
     first = survived[0]

@@ -23,7 +23,7 @@ from pathways_workload.render.html.tables import (
     time_cell,
 )
 from pathways_workload.render.html.triage_lanes import first_error, triage_timeline
-from pathways_workload.render.markdown import MOST_ROWS, latest_first, lead_line
+from pathways_workload.render.markdown import MOST_ROWS, latest_first, lead_line, survived_lines
 from pathways_workload.reports import (
     COMPLETED_TEXT,
     GUESSED_TIME_TEXT,
@@ -143,6 +143,11 @@ def _last_lines(last: list[dict[str, Any]]) -> str:
     )
 
 
+def _survived(report: dict[str, Any]) -> str:
+    """The warnings and node events the run went on after, as the text report says them."""
+    return "".join(f"<p>{text(line)}</p>" for line in survived_lines(report.get("survived") or []))
+
+
 def _no_cause(report: dict[str, Any]) -> str:
     """No root cause: the JobSet's completion, or the last line of each container (or why
     there is no verdict), then the next steps."""
@@ -154,7 +159,7 @@ def _no_cause(report: dict[str, Any]) -> str:
         found = f"<p>{text(no_verdict(report))}</p>"
     return (
         f'<section class="cause" id="root-cause"><h2>{cause_heading(report)}</h2>'
-        f"{found}{_next_steps(report)}</section>"
+        f"{found}{_survived(report)}{_next_steps(report)}</section>"
     )
 
 
@@ -172,7 +177,8 @@ def _root_cause(report: dict[str, Any]) -> str:
     return (
         '<section class="cause" id="root-cause"><h2>Root cause</h2>'
         f'<pre class="line">{text(cut_message(str(root.get("message"))))}</pre><dl>{fields}</dl>'
-        f"{_caveats(root)}{_known(root)}{_completed(report)}{_next_steps(report)}"
+        f"{_caveats(root)}{_known(root)}{_completed(report)}{_survived(report)}"
+        f"{_next_steps(report)}"
         + (
             f"<details><summary>Traceback</summary><pre>{text(traceback)}</pre></details>"
             if traceback
