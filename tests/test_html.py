@@ -622,3 +622,22 @@ def test_a_warning_the_run_survived_is_on_the_page(tmp_path: Path) -> None:
     cause = html.unescape(cause[: cause.index("</section>")])
     assert "Survived: 1 warning(s) or node event(s) the run went on after" in cause
     assert RETRY[:60] in cause
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("jobset-name-too-long", "the JobSet controller's log: `--action=summary` around it"),
+        ("lost-connection-to-peer", "read its container around it"),
+    ],
+)
+def test_a_cause_no_known_failure_matches_says_where_to_read_on(
+    name: str, said: str, tmp_path: Path
+) -> None:
+    """As the text report does, the page says where to read on from a cause no known failure
+    matches: the log that holds that kind of line."""
+    path, _ = write_report(tmp_path, name)
+    page = path.read_text(encoding="utf-8")
+    cause = page[page.index('id="root-cause"') :]
+    cause = html.unescape(cause[: cause.index("</section>")])
+    assert f"No known failure matches this line: {said}" in cause

@@ -76,11 +76,11 @@ def _failure_lines(failure: dict[str, Any]) -> list[str]:
         lines.append(f"- Cause: {failure['cause']}")
         lines.append(f"- Fix: {failure['fix']} (references/special-scenarios.md)")
     elif not failure["downstream_only"]:
-        lines.append(f"- No known failure matches this line: {_unmatched_next(failure['source'])}")
+        lines.append(f"- No known failure matches this line: {unmatched_next(failure['source'])}")
     return lines
 
 
-def _unmatched_next(source: str) -> str:
+def unmatched_next(source: str) -> str:
     """Where to read on when a cause matches no known failure: its container's log, or for
     a line no container logged, the action that reads that kind of line."""
     node = "`--action=node-ooms` and `--action=interruptions` for its node"

@@ -23,7 +23,13 @@ from pathways_workload.render.html.tables import (
     time_cell,
 )
 from pathways_workload.render.html.triage_lanes import first_error, triage_timeline
-from pathways_workload.render.markdown import MOST_ROWS, latest_first, lead_line, survived_lines
+from pathways_workload.render.markdown import (
+    MOST_ROWS,
+    latest_first,
+    lead_line,
+    survived_lines,
+    unmatched_next,
+)
 from pathways_workload.reports import (
     COMPLETED_TEXT,
     GUESSED_TIME_TEXT,
@@ -83,8 +89,13 @@ def _clamped(message: str) -> str:
 
 
 def _known(failure: dict[str, Any]) -> str:
+    """The known failure, its cause and fix; else where to read on (as the text report
+    says it; a cause known only by downstream lines says where instead)."""
     if failure.get("scenario") is None:
-        return "<p>No known failure matches it.</p>"
+        if failure.get("downstream_only"):
+            return ""
+        where = unmatched_next(str(failure.get("source")))
+        return f"<p>No known failure matches this line: {text(where)}</p>"
     return (
         f"<p><b>Known failure {text(failure['scenario'])} ({text(failure.get('scenario_slug'))})"
         f":</b> {text(failure.get('scenario_title'))}</p>"
