@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+import re
 from collections.abc import Callable, Iterator, Mapping
 
 from pathways_workload.analytics import columns, sql
@@ -26,6 +27,8 @@ from pathways_workload.analytics.operands import AUDIT_LOG_COLUMN, AUDIT_TYPE, O
 from pathways_workload.lql import fields, nodes, values
 
 NEVER = "FALSE"
+# The characters of a JSON number's text (`-1.5e+20`).
+_SCALAR_TEXT = re.compile(r"[0-9.e+-]*")
 _ORDER_TESTS: Mapping[str, Callable[[int, int], bool]] = {
     "=": operator.eq,
     "!=": operator.ne,
@@ -130,7 +133,7 @@ def _json(operand: Operand, op: str, literal: nodes.Literal) -> str:
     if operand.column in columns.STRING_MAPS and operand.keys:
         return _string(operand.json_value, op, literal)
     if op == ":" and operand.keys:
-        return f"CONTAINS_SUBSTR({operand.json_query}, {sql.string(literal.text)})"
+        return _json_has(operand, literal)
     if op == ":":
         return f"CONTAINS_SUBSTR({operand.column}, {sql.string(literal.text)})"
     if not operand.keys:
@@ -138,19 +141,41 @@ def _json(operand: Operand, op: str, literal: nodes.Literal) -> str:
     return _json_typed(operand, op, literal)
 
 
+def _json_has(operand: Operand, literal: nodes.Literal) -> str:
+    """`:` on a value inside a JSON column: by its type (`_json_typed`) when the literal could
+    be read in a number's or boolean's text, where a substring search is wrong (`code:5`
+    would match 15, `ok:"al"` false); else one substring search, which then only strings and
+    what objects and arrays hold can match."""
+    folded = values.fold(literal.text)
+    if (
+        _SCALAR_TEXT.fullmatch(folded)
+        or folded in "true"
+        or folded in "false"
+        or values.parse_number(literal.text) is not None
+        or values.parse_bool(literal.text) is not None
+    ):
+        return _json_typed(operand, ":", literal)
+    return f"CONTAINS_SUBSTR({operand.json_query}, {sql.string(literal.text)})"
+
+
 def _json_typed(operand: Operand, op: str, literal: nodes.Literal) -> str:
-    """A JSON scalar compared by its type, as the engine compares it: a string as a string,
+    """A JSON value compared by its type, as the engine compares it: a string as a string,
     a number as a double and a boolean as a boolean, each with the literal converted (false
-    when it does not convert); regular expressions match strings only."""
+    when it does not convert; `:` is equality on them, never a substring of their text);
+    regular expressions match strings only; `:` searches inside an object or array."""
     kinds = [f"WHEN 'string' THEN {_string(operand.json_value, op, literal)}"]
     number = values.parse_number(literal.text)
     boolean = values.parse_bool(literal.text)
+    test = "=" if op == ":" else op
     if op not in ("=~", "!~") and number is not None:
         double = f"CAST({sql.string(repr(number))} AS FLOAT64)"
-        kinds.append(f"WHEN 'number' THEN LAX_FLOAT64({operand.json_query}) {op} {double}")
+        kinds.append(f"WHEN 'number' THEN LAX_FLOAT64({operand.json_query}) {test} {double}")
     if op not in ("=~", "!~") and boolean is not None:
         truth = "TRUE" if boolean else "FALSE"
-        kinds.append(f"WHEN 'boolean' THEN LAX_BOOL({operand.json_query}) {op} {truth}")
+        kinds.append(f"WHEN 'boolean' THEN LAX_BOOL({operand.json_query}) {test} {truth}")
+    if op == ":":
+        inside = f"CONTAINS_SUBSTR({operand.json_query}, {sql.string(literal.text)})"
+        kinds.append(f"WHEN 'object' THEN {inside} WHEN 'array' THEN {inside}")
     return f"CASE JSON_TYPE({operand.json_query}) {' '.join(kinds)} ELSE FALSE END"
 
 
