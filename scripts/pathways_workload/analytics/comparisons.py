@@ -46,6 +46,8 @@ def compare(operand: Operand, op: str, literal: nodes.Literal) -> str:
         return _has_in(fields_, operand.column, literal) if op == ":" else NEVER
     if operand.kind == columns.JSON:
         return _json(operand, op, literal)
+    if operand.kind == fields.STRING and operand.default is None and _is_null_value(literal):
+        return f"{operand.column} IS NOT NULL" if op == "!=" else NEVER  # missing: not defaulted
     if operand.kind == fields.STRING:
         return _string(operand.value, op, literal)
     if operand.kind == fields.SEVERITY:
