@@ -110,10 +110,14 @@ class _Engine:
             return span
         return dataclasses.replace(span, start_ns=sql.micros(span.start_ns) * sql.NANOS_PER_MICRO)
 
-    def note_start(self, window: Window, err: TextIO) -> None:
+    def note_start(self, window: Window, filter_text: str | None, err: TextIO) -> None:
         """Log Analytics: say when the window starts inside a microsecond, which BigQuery does
-        not keep: the query starts at the next one, leaving out a line logged before it."""
-        if self.dataset is None or window.note or not window.start_ns % sql.NANOS_PER_MICRO:
+        not keep: the query starts at the next one, leaving out a line logged before it
+        (and when --filter's own `timestamp>=` does)."""
+        if self.dataset is None or window.note:
+            return
+        _note_filter_start(window, filter_text, err)
+        if not window.start_ns % sql.NANOS_PER_MICRO:
             return
         after = format_timestamp_ns(
             sql.micros(window.start_ns, round_up=True) * sql.NANOS_PER_MICRO
@@ -144,6 +148,28 @@ class _Engine:
         from pathways_workload.analytics import engine
 
         return engine.bigquery_source(self.dataset, self.project, self.full, err)
+
+
+def _note_filter_start(window: Window, filter_text: str | None, err: TextIO) -> None:
+    """Say when --filter's top-level `timestamp>=`, later than the window's start, lies inside
+    a microsecond: the SQL starts at the next one, as for --start_time."""
+    from pathways_workload.analytics import where
+    from pathways_workload.lql import LqlError
+
+    try:
+        start = where.bounds(filter_text).start_ns if filter_text else None
+    except LqlError:
+        return
+    if start is None or start <= window.start_ns or not start % sql.NANOS_PER_MICRO:
+        return
+    after = format_timestamp_ns(sql.micros(start, round_up=True) * sql.NANOS_PER_MICRO)
+    before = format_timestamp_ns(sql.micros(start) * sql.NANOS_PER_MICRO)
+    bound = format_timestamp_ns(start)
+    err.write(
+        f'note: BigQuery keeps microseconds, so --filter\'s timestamp>="{bound}" reads from '
+        f"the next one, {after}: a line logged from {bound} to then is left out; to read it, "
+        f'write timestamp>="{before}" (a line up to 1 µs before it is then read too)\n'
+    )
 
 
 def _engine(args: argparse.Namespace, action: Action, project: str | None) -> _Engine:
@@ -417,7 +443,7 @@ def _run(args: argparse.Namespace, clock: Clock, out: TextIO, err: TextIO) -> in
         check_stages(action, request, source is None)
         if settle is None:  # once the flags are known to be right: an error is one line
             err.write(window.describe() + "\n")
-            engine.note_start(window, err)
+            engine.note_start(window, args.filter, err)
         if not args.logs_file:
             _note_future(window, clock(), err)
         output = Output(out, err, args.format, args.verbose, args.commands_out, printer)

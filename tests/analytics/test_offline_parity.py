@@ -262,3 +262,26 @@ def test_a_start_inside_a_microsecond_is_said_with_the_start_that_reads_its_line
     assert code == 0, err
     assert [json.loads(line)["timestamp"] for line in out.splitlines()] == [micro_text(last)]
     assert "keeps microseconds" not in err
+
+
+def test_a_filter_start_inside_a_microsecond_is_said_with_the_bound_that_reads_its_line() -> None:
+    """A `timestamp>=` of --filter starts the query as --start_time does, at the next
+    microsecond: the client's last line, at the very instant the filter named (copied from
+    the default engine's output), was left out without a word."""
+    last = "2026-11-29T09:25:17.480992032Z"
+    args = [*target_args("client-job-finished"), "--engine=analytics", "--action=query"]
+    container = 'resource.labels.container_name="main"'
+    code, out, err = run_cli(*args, f'--filter={container} timestamp>="{last}"', "--format=json")
+    assert code == 0, err
+    assert not out
+    assert (
+        f'note: BigQuery keeps microseconds, so --filter\'s timestamp>="{last}" reads from the '
+        "next one, 2026-11-29T09:25:17.480993Z: a line logged from "
+        f"{last} to then is left out; to read it, write "
+        'timestamp>="2026-11-29T09:25:17.480992Z" (a line up to 1 µs before it is then read too)'
+    ) in err.splitlines()
+    bound = 'timestamp>="2026-11-29T09:25:17.480992Z"'
+    code, out, err = run_cli(*args, f"--filter={container} {bound}", "--format=json")
+    assert code == 0, err
+    assert [json.loads(line)["timestamp"] for line in out.splitlines()] == [micro_text(last)]
+    assert "keeps microseconds" not in err
