@@ -119,10 +119,7 @@ class _Engine:
         _note_filter_start(window, filter_text, err)
         if not window.start_ns % sql.NANOS_PER_MICRO:
             return
-        after = format_timestamp_ns(
-            sql.micros(window.start_ns, round_up=True) * sql.NANOS_PER_MICRO
-        )
-        before = format_timestamp_ns(sql.micros(window.start_ns) * sql.NANOS_PER_MICRO)
+        after, before = _microseconds_around(window.start_ns)
         err.write(
             f"note: BigQuery keeps microseconds, so the window starts at the next one, {after}: "
             f"a line logged from {format_timestamp_ns(window.start_ns)} to then is left out; "
@@ -162,13 +159,21 @@ def _note_filter_start(window: Window, filter_text: str | None, err: TextIO) -> 
         return
     if start is None or start <= window.start_ns or not start % sql.NANOS_PER_MICRO:
         return
-    after = format_timestamp_ns(sql.micros(start, round_up=True) * sql.NANOS_PER_MICRO)
-    before = format_timestamp_ns(sql.micros(start) * sql.NANOS_PER_MICRO)
+    after, before = _microseconds_around(start)
     bound = format_timestamp_ns(start)
     err.write(
         f'note: BigQuery keeps microseconds, so --filter\'s timestamp>="{bound}" reads from '
         f"the next one, {after}: a line logged from {bound} to then is left out; to read it, "
         f'write timestamp>="{before}" (a line up to 1 µs before it is then read too)\n'
+    )
+
+
+def _microseconds_around(instant_ns: int) -> tuple[str, str]:
+    """The microsecond after an instant inside one (where BigQuery's read starts) and the one
+    it is inside, as timestamps."""
+    after = sql.micros(instant_ns, round_up=True) * sql.NANOS_PER_MICRO
+    return format_timestamp_ns(after), format_timestamp_ns(
+        sql.micros(instant_ns) * sql.NANOS_PER_MICRO
     )
 
 
